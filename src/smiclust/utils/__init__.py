@@ -1,0 +1,1 @@
+"""Internal utilities: parameter validation and small linear-algebra helpers."""
