@@ -1,0 +1,183 @@
+"""Data sets of the 3SMIC experiments: loaders of shipped files and sub-samples.
+
+Loaders (each verifies the sha256 of its shipped file and returns fresh copies):
+:func:`load_parkinson`, :func:`load_spam`, :func:`load_sonar`, :func:`load_usps`,
+:func:`load_olivetti`. Random sub-samples of the paper: :func:`make_digits500`,
+:func:`make_digits5k`, :func:`make_faces100`.
+
+:data:`DATASETS` maps the six problem names of the paper to a
+:class:`DatasetInfo` record; ``DATASETS[name].load(random_state)`` returns
+``(X, y)``.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ._loaders import (
+    load_olivetti,
+    load_parkinson,
+    load_sonar,
+    load_spam,
+    load_usps,
+)
+from ._samples import make_digits5k, make_digits500, make_faces100
+
+__all__ = [
+    "DATASETS",
+    "DatasetInfo",
+    "load_olivetti",
+    "load_parkinson",
+    "load_sonar",
+    "load_spam",
+    "load_usps",
+    "make_digits500",
+    "make_digits5k",
+    "make_faces100",
+]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """Registry record of one experiment problem.
+
+    Parameters
+    ----------
+    name : str
+        Problem name as in the paper, e.g. ``"digits500"``.
+    loader : callable
+        ``loader(random_state) -> (X, y)``; ignores `random_state` when
+        `random_subsample` is False.
+    n_samples : int
+        Number of rows of ``X``.
+    n_features : int
+        Number of columns of ``X``.
+    n_classes : int
+        Number of classes; ``y`` takes the values ``0..n_classes-1``.
+    description : str
+        One-line description.
+    random_subsample : bool
+        Whether the problem is a random draw that depends on `random_state`.
+
+    Examples
+    --------
+    >>> from smiclust.datasets import DATASETS
+    >>> info = DATASETS["sonar"]
+    >>> (info.n_samples, info.n_features, info.n_classes)
+    (208, 60, 2)
+    >>> X, y = info.load(random_state=0)
+    >>> X.shape
+    (208, 60)
+    """
+
+    name: str
+    loader: Callable
+    n_samples: int
+    n_features: int
+    n_classes: int
+    description: str
+    random_subsample: bool
+
+    def load(self, random_state=None):
+        """Return ``(X, y)`` of the problem.
+
+        Parameters
+        ----------
+        random_state : int, RandomState instance or None, default=None
+            Seed of the draw for random sub-samples; ignored otherwise.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features), dtype float64
+        y : ndarray of shape (n_samples,), dtype int64
+        """
+        return self.loader(random_state)
+
+    def __call__(self, random_state=None):
+        """Same as :meth:`load`."""
+        return self.load(random_state)
+
+
+def _parkinson(random_state=None):
+    return load_parkinson()
+
+
+def _spam(random_state=None):
+    return load_spam()
+
+
+def _sonar(random_state=None):
+    return load_sonar()
+
+
+def _digits500(random_state=None):
+    return make_digits500(random_state=random_state)
+
+
+def _digits5k(random_state=None):
+    return make_digits5k(random_state=random_state)
+
+
+def _faces100(random_state=None):
+    return make_faces100(random_state=random_state)
+
+
+#: The six problems of the paper's experiments, by name.
+DATASETS = {
+    info.name: info
+    for info in (
+        DatasetInfo(
+            "parkinson",
+            _parkinson,
+            195,
+            22,
+            2,
+            "UCI Parkinsons: voice measures, Parkinson's disease vs. healthy",
+            False,
+        ),
+        DatasetInfo(
+            "spam",
+            _spam,
+            4601,
+            57,
+            2,
+            "UCI Spambase: word and character frequencies, spam vs. non-spam",
+            False,
+        ),
+        DatasetInfo(
+            "sonar",
+            _sonar,
+            208,
+            60,
+            2,
+            "UCI Sonar: energy in 60 frequency bands, rock vs. mine",
+            False,
+        ),
+        DatasetInfo(
+            "digits500",
+            _digits500,
+            500,
+            256,
+            10,
+            "USPS digits, 50 random 16x16 images per digit, pixels in [-1, 1]",
+            True,
+        ),
+        DatasetInfo(
+            "digits5k",
+            _digits5k,
+            5000,
+            256,
+            10,
+            "USPS digits, 500 random 16x16 images per digit, pixels in [-1, 1]",
+            True,
+        ),
+        DatasetInfo(
+            "faces100",
+            _faces100,
+            100,
+            4096,
+            10,
+            "Olivetti faces, all 10 64x64 images of 10 random persons",
+            True,
+        ),
+    )
+}
