@@ -1,0 +1,356 @@
+"""Must-link and cannot-link pairs: checks, link matrices, sampling, violations.
+
+Links are data: integer arrays of shape ``(n_pairs, 2)`` whose rows are pairs of
+sample indices (0-based). After :func:`check_links` every pair is stored as
+``(i, j)`` with ``i < j``.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from sklearn.utils import check_random_state
+
+__all__ = [
+    "ConstraintConflictWarning",
+    "check_links",
+    "check_constraints",
+    "link_matrix",
+    "pairs_from_labels",
+    "sample_links",
+    "count_violations",
+]
+
+
+class ConstraintConflictWarning(UserWarning):
+    """Must-link chains join a cannot-linked pair (the links contradict each other).
+
+    3SMIC treats links as soft, so it still returns a clustering; at least one of
+    the conflicting links is violated by any labelling.
+    """
+
+
+def _empty_pairs():
+    return np.empty((0, 2), dtype=np.intp)
+
+
+def check_links(links, n_samples, *, name="must_link", owner="check_links"):
+    """Validate an array of index pairs and return it canonically.
+
+    Parameters
+    ----------
+    links : array-like of shape (n_pairs, 2) or None
+        Pairs of 0-based sample indices. ``None`` or an empty sequence means no
+        links.
+    n_samples : int
+        Number of samples the indices refer to.
+    name : str, default="must_link"
+        Parameter name used in error messages.
+    owner : str, default="check_links"
+        Function or estimator name used in error messages.
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_pairs, 2), dtype=intp
+        A new array with ``pairs[:, 0] < pairs[:, 1]``, in the given order.
+
+    Raises
+    ------
+    TypeError
+        If the indices are not integers (floats, booleans, strings, objects).
+    ValueError
+        If the shape is not ``(n_pairs, 2)``, an index is out of
+        ``[0, n_samples - 1]``, a pair links a sample to itself, or a pair is
+        given twice (in either order).
+
+    Examples
+    --------
+    >>> from smiclust.constraints import check_links
+    >>> check_links([[3, 1], [0, 2]], n_samples=4)
+    array([[1, 3],
+           [0, 2]])
+    """
+    if links is None:
+        return _empty_pairs()
+    if hasattr(links, "toarray"):
+        raise TypeError(
+            f"The {name!r} parameter of {owner} must be an array of index pairs of "
+            f"shape (n_pairs, 2); got a sparse {type(links).__name__}."
+        )
+    try:
+        arr = np.asarray(links)
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be an array of index pairs of "
+            f"shape (n_pairs, 2); got a ragged sequence {links!r}."
+        ) from None
+    if arr.size == 0:
+        if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] in (0, 2)):
+            return _empty_pairs()
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be an array of index pairs of "
+            f"shape (n_pairs, 2); got an array of shape {arr.shape}."
+        )
+    if arr.dtype.kind == "b" or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(
+            f"The {name!r} parameter of {owner} must hold integer sample indices; "
+            f"got an array of dtype {arr.dtype}."
+        )
+    arr = arr.astype(np.intp)
+    bad = (arr < 0) | (arr >= n_samples)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must hold indices in "
+            f"[0, {n_samples - 1}] (n_samples={n_samples}); pair {row} is "
+            f"{tuple(int(v) for v in arr[row])}."
+        )
+    self_pairs = arr[:, 0] == arr[:, 1]
+    if self_pairs.any():
+        row = int(np.flatnonzero(self_pairs)[0])
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must link two different samples; "
+            f"pair {row} is {tuple(int(v) for v in arr[row])}."
+        )
+    pairs = np.sort(arr, axis=1)
+    _, first, counts = np.unique(pairs, axis=0, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup = pairs[first[np.argmax(counts > 1)]]
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must not repeat a pair; "
+            f"{tuple(int(v) for v in dup)} is given {int(counts.max())} times "
+            "(in either order)."
+        )
+    return np.ascontiguousarray(pairs)
+
+
+def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constraints"):
+    """Validate must-links and cannot-links together.
+
+    Each array is checked by :func:`check_links`. A pair given both as a must-link
+    and as a cannot-link is an error. A cannot-linked pair whose samples are
+    joined by a chain of must-links is a contradiction too, but links are soft in
+    3SMIC, so it is reported with a :class:`ConstraintConflictWarning` naming the
+    pairs, and the links are returned unchanged.
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Canonical copies (``i < j``).
+    """
+    must = check_links(must_link, n_samples, name="must_link", owner=owner)
+    cannot = check_links(cannot_link, n_samples, name="cannot_link", owner=owner)
+    if len(must) and len(cannot):
+        both = _common_rows(must, cannot)
+        if len(both):
+            raise ValueError(
+                f"A pair cannot be both a must-link and a cannot-link in {owner}; "
+                f"{len(both)} pair(s) are, the first is {tuple(int(v) for v in both[0])}."
+            )
+        n_comp, comp = connected_components(
+            link_matrix(must, n_samples), directed=False
+        )
+        conflicts = cannot[comp[cannot[:, 0]] == comp[cannot[:, 1]]]
+        if len(conflicts):
+            shown = ", ".join(str(tuple(int(v) for v in p)) for p in conflicts[:5])
+            warnings.warn(
+                f"{len(conflicts)} cannot-link pair(s) join samples that chains of "
+                f"must-links put together, e.g. {shown}; no labelling can satisfy "
+                "every link.",
+                ConstraintConflictWarning,
+                stacklevel=3,
+            )
+    return must, cannot
+
+
+def _common_rows(a, b):
+    a_view = {tuple(p) for p in a.tolist()}
+    return np.array([p for p in b.tolist() if tuple(p) in a_view], dtype=np.intp)
+
+
+def link_matrix(pairs, n_samples):
+    """Symmetric 0/1 sparse matrix with ones at the linked pairs (zero diagonal).
+
+    Prior validation by :func:`check_links` is assumed.
+
+    Returns
+    -------
+    L : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    """
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    cols = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    data = np.ones(rows.size, dtype=np.float64)
+    L = sp.csr_matrix((data, (rows, cols)), shape=(n_samples, n_samples))
+    L.sum_duplicates()
+    L.data[:] = 1.0
+    return L
+
+
+def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
+    """Must-links and cannot-links from partial labels.
+
+    Every two labelled samples are linked: by a must-link if their labels are
+    equal, by a cannot-link otherwise. ``m`` labelled samples give
+    ``m (m - 1) / 2`` pairs.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        Integer class labels, ``unlabeled`` for samples without a label.
+    n_samples : int, default=None
+        If given, ``len(labels)`` must equal it.
+    unlabeled : int, default=-1
+        Marker of unlabelled samples (as in ``sklearn.semi_supervised``).
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+
+    Examples
+    --------
+    >>> from smiclust.constraints import pairs_from_labels
+    >>> must, cannot = pairs_from_labels([0, -1, 0, 1])
+    >>> must.tolist(), cannot.tolist()
+    ([[0, 2]], [[0, 3], [2, 3]])
+    """
+    y = np.asarray(labels)
+    if y.ndim != 1:
+        raise ValueError(
+            "The 'labels' parameter of pairs_from_labels must be 1-d; got an array "
+            f"of shape {y.shape}."
+        )
+    if y.dtype.kind == "b" or not np.issubdtype(y.dtype, np.integer):
+        if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+            y = y.astype(np.int64)
+        else:
+            raise TypeError(
+                "The 'labels' parameter of pairs_from_labels must hold integer "
+                f"labels ({unlabeled} for unlabelled); got dtype {y.dtype}."
+            )
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(
+            "The 'labels' parameter of pairs_from_labels must have one entry per "
+            f"sample: expected {n_samples}, got {y.shape[0]}."
+        )
+    idx = np.flatnonzero(y != unlabeled)
+    i, j = np.triu_indices(idx.size, k=1)
+    a, b = idx[i], idx[j]
+    same = y[a] == y[b]
+    must = np.stack([a[same], b[same]], axis=1).astype(np.intp)
+    cannot = np.stack([a[~same], b[~same]], axis=1).astype(np.intp)
+    return must.reshape(-1, 2), cannot.reshape(-1, 2)
+
+
+def sample_links(labels, n_links, random_state=None):
+    """Random links typed by the true labels (the 3SMIC paper's protocol).
+
+    ``n_links`` distinct pairs of distinct samples are drawn uniformly at random;
+    a pair becomes a must-link when both samples have the same label and a
+    cannot-link otherwise.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        True labels.
+    n_links : int
+        Number of pairs, ``0 <= n_links <= n_samples (n_samples - 1) / 2``.
+    random_state : int, RandomState instance or None, default=None
+        Controls the draw.
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+
+    Examples
+    --------
+    >>> from smiclust.constraints import sample_links
+    >>> must, cannot = sample_links([0, 0, 1, 1], n_links=6, random_state=0)
+    >>> sorted(map(tuple, must.tolist())), len(cannot)
+    ([(0, 1), (2, 3)], 4)
+    """
+    y = np.asarray(labels)
+    if y.ndim != 1:
+        raise ValueError(
+            "The 'labels' parameter of sample_links must be 1-d; got an array of "
+            f"shape {y.shape}."
+        )
+    n = y.shape[0]
+    n_pairs = n * (n - 1) // 2
+    if not isinstance(n_links, numbers.Integral) or isinstance(n_links, bool):
+        raise TypeError(
+            f"The 'n_links' parameter of sample_links must be an int. Got {n_links!r} "
+            "instead."
+        )
+    if not 0 <= n_links <= n_pairs:
+        raise ValueError(
+            "The 'n_links' parameter of sample_links must be an int in the range "
+            f"[0, n_samples (n_samples - 1) / 2] = [0, {n_pairs}]. Got {n_links!r} "
+            "instead."
+        )
+    rng = check_random_state(random_state)
+    if 2 * n_links > n_pairs:
+        codes = rng.choice(n_pairs, size=int(n_links), replace=False)
+    else:
+        codes = _distinct_codes(rng, n, int(n_links))
+    i, j = _decode_pairs(codes, n)
+    pairs = np.stack([i, j], axis=1).astype(np.intp)
+    same = y[i] == y[j]
+    return pairs[same].reshape(-1, 2), pairs[~same].reshape(-1, 2)
+
+
+def _distinct_codes(rng, n, n_links):
+    """Draw ``n_links`` distinct pair codes by rejection (sparse regime)."""
+    n_pairs = n * (n - 1) // 2
+    chosen = np.empty(0, dtype=np.int64)
+    while chosen.size < n_links:
+        need = n_links - chosen.size
+        draw = rng.randint(0, n_pairs, size=2 * need + 8).astype(np.int64)
+        merged = np.concatenate([chosen, draw])
+        _, first = np.unique(merged, return_index=True)
+        chosen = merged[np.sort(first)][:n_links]
+    return chosen
+
+
+def _decode_pairs(codes, n):
+    """Map codes ``0 .. n(n-1)/2 - 1`` to pairs ``i < j`` (row-major upper triangle)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    # number of pairs before row i: i*n - i*(i+1)/2
+    b = 2 * n - 1
+    i = np.floor((b - np.sqrt(b * b - 8.0 * codes)) / 2).astype(np.int64)
+    start = i * n - i * (i + 1) // 2
+    # correct floating-point rounding at row boundaries
+    over = codes < start
+    i[over] -= 1
+    start = i * n - i * (i + 1) // 2
+    next_start = (i + 1) * n - (i + 1) * (i + 2) // 2
+    under = codes >= next_start
+    i[under] += 1
+    start = i * n - i * (i + 1) // 2
+    j = codes - start + i + 1
+    return i, j
+
+
+def count_violations(labels, must_link=None, cannot_link=None):
+    """Number of links a labelling violates.
+
+    A must-link is violated when its samples get different labels, a cannot-link
+    when they get the same label.
+
+    Examples
+    --------
+    >>> from smiclust.constraints import count_violations
+    >>> count_violations([0, 0, 1], must_link=[[0, 2]], cannot_link=[[0, 1]])
+    2
+    """
+    y = np.asarray(labels)
+    n = y.shape[0]
+    must = check_links(must_link, n, name="must_link", owner="count_violations")
+    cannot = check_links(cannot_link, n, name="cannot_link", owner="count_violations")
+    return int(
+        np.count_nonzero(y[must[:, 0]] != y[must[:, 1]])
+        + np.count_nonzero(y[cannot[:, 0]] == y[cannot[:, 1]])
+    )

@@ -1,0 +1,115 @@
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from smiclust.constraints import (
+    ConstraintConflictWarning,
+    _decode_pairs,
+    check_constraints,
+    check_links,
+    count_violations,
+    link_matrix,
+    pairs_from_labels,
+    sample_links,
+)
+
+
+def test_check_links_canonical_and_copy():
+    links = np.array([[3, 1], [0, 2]])
+    out = check_links(links, 4)
+    assert_array_equal(out, [[1, 3], [0, 2]])
+    assert_array_equal(links, [[3, 1], [0, 2]])  # input untouched
+    assert check_links(None, 4).shape == (0, 2)
+    assert check_links([], 4).shape == (0, 2)
+
+
+@pytest.mark.parametrize(
+    "links, error, match",
+    [
+        ([[0, 5]], ValueError, r"indices in \[0, 4\].*\(0, 5\)"),
+        ([[-1, 2]], ValueError, r"indices in \[0, 4\]"),
+        ([[1, 1]], ValueError, "two different samples.*\\(1, 1\\)"),
+        ([[0, 1], [1, 0]], ValueError, "must not repeat a pair.*\\(0, 1\\)"),
+        ([[0.0, 1.0]], TypeError, "integer sample indices.*float64"),
+        ([[True, False]], TypeError, "integer sample indices.*bool"),
+        ([0, 1, 2], ValueError, r"shape \(n_pairs, 2\).*\(3,\)"),
+        ([[0, 1, 2]], ValueError, r"shape \(n_pairs, 2\).*\(1, 3\)"),
+        ([["a", "b"]], TypeError, "integer sample indices"),
+    ],
+)
+def test_check_links_errors(links, error, match):
+    with pytest.raises(error, match=match):
+        check_links(links, 5, name="must_link")
+
+
+def test_pair_both_must_and_cannot_is_an_error():
+    with pytest.raises(ValueError, match="both a must-link and a cannot-link"):
+        check_constraints([[0, 1]], [[1, 0]], 3)
+
+
+def test_transitive_conflict_warns():
+    with pytest.warns(ConstraintConflictWarning, match=r"\(0, 2\)"):
+        must, cannot = check_constraints([[0, 1], [1, 2]], [[0, 2]], 4)
+    assert len(must) == 2 and len(cannot) == 1
+
+
+def test_link_matrix_symmetric_zero_diagonal():
+    L = link_matrix(np.array([[0, 1], [1, 3]]), 4).toarray()
+    assert_array_equal(L, L.T)
+    assert_array_equal(np.diag(L), 0)
+    assert L.sum() == 4
+
+
+def test_pairs_from_labels_all_pairs():
+    y = np.array([0, -1, 0, 1, 1, -1])
+    must, cannot = pairs_from_labels(y)
+    labelled = [0, 2, 3, 4]
+    expected_must = {(a, b) for a in labelled for b in labelled
+                     if a < b and y[a] == y[b]}
+    expected_cannot = {(a, b) for a in labelled for b in labelled
+                       if a < b and y[a] != y[b]}
+    assert set(map(tuple, must.tolist())) == expected_must
+    assert set(map(tuple, cannot.tolist())) == expected_cannot
+    with pytest.raises(ValueError, match="expected 5, got 6"):
+        pairs_from_labels(y, n_samples=5)
+
+
+def test_decode_pairs_bijective():
+    n = 57
+    codes = np.arange(n * (n - 1) // 2)
+    i, j = _decode_pairs(codes, n)
+    assert np.all(i < j) and np.all(j < n)
+    ii, jj = np.triu_indices(n, k=1)
+    assert_array_equal(i, ii)
+    assert_array_equal(j, jj)
+
+
+@pytest.mark.parametrize("n_links", [0, 10, 300, 1000, 1225])
+def test_sample_links_distinct_typed_and_deterministic(n_links):
+    y = np.repeat([0, 1, 2, 3, 4], 10)
+    must, cannot = sample_links(y, n_links, random_state=0)
+    pairs = np.vstack([must, cannot])
+    assert len(pairs) == n_links
+    assert len({tuple(p) for p in pairs.tolist()}) == n_links
+    assert np.all(pairs[:, 0] < pairs[:, 1])
+    assert np.all(y[must[:, 0]] == y[must[:, 1]])
+    assert np.all(y[cannot[:, 0]] != y[cannot[:, 1]])
+    must2, cannot2 = sample_links(y, n_links, random_state=0)
+    assert_array_equal(must, must2)
+    assert_array_equal(cannot, cannot2)
+    assert count_violations(y, must, cannot) == 0
+
+
+def test_sample_links_too_many():
+    with pytest.raises(ValueError, match=r"\[0, 6\]. Got 7"):
+        sample_links([0, 1, 0, 1], 7)
+
+
+def test_count_violations_brute_force():
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 3, size=30)
+    must, cannot = sample_links(rng.randint(0, 3, size=30), 100, random_state=1)
+    expected = sum(labels[i] != labels[j] for i, j in must) + sum(
+        labels[i] == labels[j] for i, j in cannot
+    )
+    assert count_violations(labels, must, cannot) == expected

@@ -1,0 +1,169 @@
+"""The matrix-free solver against a slow dense reference (U formed, numpy eigh)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import adjusted_rand_score
+
+from smiclust._solver import (
+    SMICOperator,
+    cluster_scores,
+    dense_smic_matrix,
+    fix_signs,
+    leading_eigenvectors,
+    modified_kernel,
+    solve_smic,
+)
+from smiclust.constraints import link_matrix, sample_links
+from smiclust.kernels import local_scaling_kernel
+
+
+def _problem(seed, n=120, c=3, n_links=60):
+    rng = np.random.RandomState(seed)
+    y = np.repeat(np.arange(c), n // c)
+    centers = rng.normal(scale=3.0, size=(c, 4))
+    X = centers[y] + rng.normal(size=(n, 4))
+    must, cannot = sample_links(y, n_links, random_state=seed)
+    return X, y, must, cannot
+
+
+def dense_reference(K, must, cannot, c, gamma, eta):
+    """Form U by the paper's formula, eigh, then the paper's post-processing."""
+    K_mod = modified_kernel(K, must, cannot).toarray()
+    # K' built entry by entry as a cross-check of modified_kernel
+    K_loop = K.toarray().copy()
+    for i, j in must:
+        K_loop[i, j] = K_loop[j, i] = 1.0
+    for i, j in cannot:
+        K_loop[i, j] = K_loop[j, i] = 0.0
+    assert_allclose(K_mod, K_loop)
+    U = dense_smic_matrix(K_loop, must, cannot, gamma, eta)
+    vals, vecs = np.linalg.eigh(U)
+    vals, vecs = vals[::-1][:c], vecs[:, ::-1][:, :c]
+    signed = vecs * np.sign(vecs.sum(axis=0))
+    clipped = np.maximum(signed, 0)
+    labels = np.argmax(clipped / clipped.sum(axis=0), axis=1)
+    return vals, signed, labels
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("gamma, eta, c", [(0.0, 0.0, 3), (1.0, 0.0, 3),
+                                           (0.3, 2.0, 2), (5.0, 0.5, 2)])
+@pytest.mark.parametrize("solver", ["arpack", "lobpcg"])
+def test_fast_path_matches_dense_reference(seed, gamma, eta, c, solver):
+    X, y, must, cannot = _problem(seed, c=c)
+    K = local_scaling_kernel(X, 5)
+    sol = solve_smic(K, must, cannot, c, gamma, eta, eigen_solver=solver,
+                     random_state=seed, tol=1e-10 if solver == "lobpcg" else 0.0)
+    vals, signed, labels = dense_reference(K, must, cannot, c, gamma, eta)
+    # clusters may be renumbered (non-empty first); undo it through the eigenvalues
+    order = np.argsort(-sol.eigenvalues, kind="stable")
+    assert_allclose(sol.eigenvalues[order], vals, rtol=1e-7)
+    assert_allclose(sol.eigenvectors[:, order], signed, atol=1e-5)
+    # The paper's argmax over clipped scores; where every score is clipped to 0
+    # it is undefined (argmax of zeros), and smiclust uses the unclipped
+    # normalised scores there instead. Everywhere else the labels agree.
+    defined = (signed > 0).any(axis=1)
+    assert defined.mean() > 0.5
+    assert adjusted_rand_score(sol.labels[defined], labels[defined]) == 1.0
+
+
+def test_operator_equals_dense_matrix():
+    X, y, must, cannot = _problem(3)
+    K = local_scaling_kernel(X, 4)
+    K_mod = modified_kernel(K, must, cannot)
+    n = K.shape[0]
+    op = SMICOperator(K_mod, link_matrix(must, n), link_matrix(cannot, n), 0.7, 1.3)
+    U = dense_smic_matrix(K_mod, must, cannot, 0.7, 1.3)
+    V = np.random.RandomState(0).normal(size=(n, 3))
+    assert_allclose(op @ V, U @ V, rtol=1e-10)
+    assert_allclose(op @ V[:, 0], U @ V[:, 0], rtol=1e-10)
+    # U is symmetric positive semi-definite
+    w = np.linalg.eigvalsh(U)
+    assert w.min() > -1e-8 * w.max()
+
+
+def test_modified_kernel_does_not_touch_input():
+    X, y, must, cannot = _problem(4)
+    K = local_scaling_kernel(X, 3)
+    before = K.copy()
+    K_mod = modified_kernel(K, must, cannot)
+    assert (K != before).nnz == 0
+    for i, j in must:
+        assert K_mod[i, j] == 1.0 and K_mod[j, i] == 1.0
+    for i, j in cannot:
+        assert K_mod[i, j] == 0.0
+
+
+def test_without_links_eigenvectors_are_those_of_K():
+    X, y, must, cannot = _problem(5)
+    K = local_scaling_kernel(X, 6)
+    empty = np.empty((0, 2), dtype=int)
+    sol = solve_smic(K, empty, empty, 3, 0.0, 0.0, random_state=0)
+    w, V = np.linalg.eigh(K.toarray())
+    order = np.argsort(-sol.eigenvalues)
+    assert_allclose(np.sqrt(sol.eigenvalues[order] / 2), w[::-1][:3], rtol=1e-8)
+    # the paper's out-of-sample coefficients: beta = phi / lambda(K)
+    assert_allclose(sol.dual_coef, sol.eigenvectors / np.sqrt(sol.eigenvalues / 2),
+                    rtol=1e-6, atol=1e-10)
+
+
+def test_dual_coef_reproduces_fitted_vectors():
+    X, y, must, cannot = _problem(6)
+    K = local_scaling_kernel(X, 5)
+    sol = solve_smic(K, must, cannot, 3, 1.0, 0.0, random_state=0)
+    K_mod = modified_kernel(K, must, cannot)
+    assert_allclose(K_mod @ sol.dual_coef, sol.eigenvectors, atol=1e-8)
+
+
+def test_fix_signs_rule():
+    V = np.array([[1.0, -2.0, 1.0], [-3.0, 1.0, -1.0], [1.0, 0.5, 0.0]])
+    S = fix_signs(V)
+    assert np.all(S.sum(axis=0)[:2] > 0)
+    # third column sums to zero: largest-magnitude entry made positive
+    assert S[np.argmax(np.abs(S[:, 2])), 2] > 0
+    assert_allclose(np.abs(S), np.abs(V))
+
+
+def test_cluster_scores_columns_sum_to_one():
+    V = np.random.RandomState(0).normal(size=(20, 3))
+    scores, norm = cluster_scores(fix_signs(V))
+    assert_allclose(scores.sum(axis=0), 1.0)
+    assert scores.min() >= 0
+
+
+def test_labels_contiguous_when_a_cluster_is_empty():
+    X, y, must, cannot = _problem(7, c=2)
+    K = local_scaling_kernel(X, 5)
+    empty = np.empty((0, 2), dtype=int)
+    sol = solve_smic(K, empty, empty, 6, 0.0, 0.0, random_state=0)
+    found = np.unique(sol.labels)
+    assert_allclose(found, np.arange(found.size))
+
+
+def test_arpack_non_convergence_falls_back(monkeypatch):
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    import smiclust._solver as solver
+
+    def failing_eigsh(*args, **kwargs):
+        raise ArpackNoConvergence("no", np.empty(0), np.empty((args[0].shape[0], 0)))
+
+    monkeypatch.setattr(solver, "eigsh", failing_eigsh)
+    X, y, must, cannot = _problem(8)
+    K = local_scaling_kernel(X, 5)
+    with pytest.warns(ConvergenceWarning, match="falling back to LOBPCG"):
+        sol = solve_smic(K, must, cannot, 3, 1.0, 0.0, eigen_solver="arpack",
+                         random_state=0)
+    vals, _, labels = dense_reference(K, must, cannot, 3, 1.0, 0.0)
+    assert_allclose(np.sort(sol.eigenvalues)[::-1], vals, rtol=1e-5)
+
+
+def test_leading_eigenvectors_bounded_iterations_warn():
+    A = sp.diags(np.linspace(1.0, 1.0 + 1e-9, 300))  # nearly degenerate spectrum
+    with pytest.warns(ConvergenceWarning):
+        vals, vecs = leading_eigenvectors(A, 5, eigen_solver="lobpcg", max_iter=2,
+                                          tol=1e-15, random_state=0)
+    assert vecs.shape == (300, 5) and np.all(np.isfinite(vecs))
