@@ -1,10 +1,33 @@
 """smiclust: clustering with must-links and cannot-links by squared-loss mutual
 information (SMIC and 3SMIC, Calandriello, Niu & Sugiyama).
 
-Nothing here imports matplotlib, pandas, dask or pynndescent, and importing the
-package changes no global state.
+Public API: :class:`SMIClustering` (and :func:`smi_clustering`), the baselines
+:class:`SpectralLearning` and :class:`ConstrainedSpectralClustering`,
+:func:`local_scaling_kernel`, :func:`lsmi_score`, and the modules
+:mod:`smiclust.constraints` and :mod:`smiclust.datasets`.
+
+Importing smiclust imports neither matplotlib, pandas, dask nor pynndescent and
+changes no global state.
 """
+
+from ._estimator import SMIClustering, smi_clustering
+from .constraints import (
+    count_violations,
+    pairs_from_labels,
+    sample_links,
+)
+from .kernels import local_scaling_kernel
+from .lsmi import lsmi_score
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "SMIClustering",
+    "smi_clustering",
+    "local_scaling_kernel",
+    "lsmi_score",
+    "pairs_from_labels",
+    "sample_links",
+    "count_violations",
+    "__version__",
+]

@@ -99,6 +99,8 @@ class SMICOperator(LinearOperator):
         self.cannot_matrix = cannot_matrix
         self.gamma = float(gamma)
         self.eta = float(eta)
+        #: number of vectors U has been applied to (a block of k counts k)
+        self.n_applied = 0
 
     def apply_middle(self, W):
         """Return :math:`B W` for a vector or block ``W``."""
@@ -117,9 +119,11 @@ class SMICOperator(LinearOperator):
         return Z
 
     def _matvec(self, v):
+        self.n_applied += 1
         return self.K_mod @ self.apply_middle(self.K_mod @ v)
 
     def _matmat(self, V):
+        self.n_applied += V.shape[1]
         return self.K_mod @ self.apply_middle(self.K_mod @ V)
 
     def _adjoint(self):
@@ -325,6 +329,8 @@ class SMICSolution:
         :math:`k(x')^\\top\\beta_y`.
     normalizer : ndarray of shape (c,)
         :math:`\\sum_i \\max(0, [\\tilde\\phi_y]_i)`.
+    n_operator_applications : int
+        How many vectors the eigen-solver multiplied by :math:`U`.
     """
 
     labels: np.ndarray
@@ -332,6 +338,7 @@ class SMICSolution:
     eigenvectors: np.ndarray
     dual_coef: np.ndarray
     normalizer: np.ndarray
+    n_operator_applications: int = 0
 
 
 def solve_smic(K, must_link, cannot_link, n_clusters, gamma, eta, *,
@@ -375,6 +382,7 @@ def solve_smic(K, must_link, cannot_link, n_clusters, gamma, eta, *,
         eigenvectors=signed[:, order],
         dual_coef=dual[:, order],
         normalizer=normalizer[order],
+        n_operator_applications=max(op.n_applied, 1),
     )
 
 

@@ -1,0 +1,236 @@
+r"""Automatic choice of the 3SMIC parameters by the paper's criterion.
+
+Every candidate :math:`\theta = (t, \gamma, \eta)` is solved, its labelling is
+scored by LSMI and by the number :math:`n_v` of links it violates, and the
+candidate maximising
+
+.. math::
+
+    \frac{\mathrm{LSMI}(\theta)}{\max_\theta \mathrm{LSMI}(\theta)}
+    - \frac{n_v(\theta)}{\max_\theta n_v(\theta)}
+
+is chosen (Calandriello, Niu & Sugiyama, Eq. EXP:PriorPenalty). Where no
+candidate violates any link the second term is 0; where no LSMI value is
+positive the first term is divided by :math:`\max_\theta|\mathrm{LSMI}(\theta)|`
+instead, so that the ordering by LSMI is never reversed.
+
+Work shared between candidates: the neighbour search (once, for the largest
+``t``), the kernel and its modification (once per ``t``), the LSMI design
+(centres, Gaussian designs and per-fold Gram matrices, once per fit), and LSMI
+itself, computed once per *distinct* labelling (labellings equal up to a
+renaming of the clusters are scored once).
+"""
+
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ._solver import modified_kernel, solve_smic
+from .kernels import local_scaling_kernel_from_neighbors
+
+__all__ = [
+    "DEFAULT_N_NEIGHBORS",
+    "DEFAULT_GAMMAS",
+    "DEFAULT_ETAS",
+    "candidate_grid",
+    "selection_criterion",
+    "SearchResult",
+    "search_parameters",
+]
+
+#: The paper's grid of the kernel parameter t.
+DEFAULT_N_NEIGHBORS = tuple(range(1, 11))
+#: Must-link weights tried by ``gamma="auto"`` (the paper gives no grid).
+DEFAULT_GAMMAS = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: Cannot-link weights tried by ``eta="auto"`` when ``n_clusters == 2``.
+DEFAULT_ETAS = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0)
+
+
+def candidate_grid(n_neighbors_grid, gamma_grid, eta_grid, *, n_must, n_cannot,
+                   n_clusters):
+    """All candidate ``(t, gamma, eta)`` in search order.
+
+    Parameters that cannot change the solution are not searched: ``gamma`` and
+    ``eta`` without any link (both 0), ``eta`` without cannot-links or with
+    ``n_clusters > 2`` (fixed at 0, as in the paper).
+
+    Returns
+    -------
+    candidates : list of tuple (int, float, float)
+    """
+    if n_must == 0 and n_cannot == 0:
+        gamma_grid = (0.0,)
+    if n_cannot == 0 or n_clusters > 2:
+        eta_grid = (0.0,)
+    return [
+        (int(t), float(g), float(e))
+        for t in n_neighbors_grid
+        for g in gamma_grid
+        for e in eta_grid
+    ]
+
+
+def selection_criterion(lsmi, n_violations):
+    """The paper's criterion, one value per candidate (larger is better).
+
+    Examples
+    --------
+    >>> from smiclust.model_selection import selection_criterion
+    >>> selection_criterion([0.2, 0.4, 0.3], [4, 0, 2]).round(2)
+    array([-0.5,  1. ,  0.25])
+    """
+    lsmi = np.asarray(lsmi, dtype=np.float64)
+    nv = np.asarray(n_violations, dtype=np.float64)
+    finite = np.where(np.isfinite(lsmi), lsmi, -np.inf)
+    top = finite.max()
+    denom = top if top > 0 else max(np.abs(lsmi[np.isfinite(lsmi)]).max(initial=0.0),
+                                    np.finfo(float).tiny)
+    penalty = nv / nv.max() if nv.max() > 0 else np.zeros_like(nv)
+    return finite / denom - penalty
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of :func:`search_parameters`.
+
+    Attributes
+    ----------
+    results : dict of str to ndarray
+        One entry per candidate, ready for ``pandas.DataFrame(results)``:
+        ``param_n_neighbors``, ``param_gamma``, ``param_eta``, ``lsmi``,
+        ``lsmi_kernel_width``, ``lsmi_regularization``, ``n_violations``,
+        ``n_clusters_found``, ``criterion``, ``rank``, ``solve_seconds``.
+    best_index : int
+        Index of the chosen candidate (first maximiser of ``criterion``).
+    """
+
+    results: dict
+    best_index: int
+
+    @property
+    def best_params(self):
+        r = self.results
+        i = self.best_index
+        return (int(r["param_n_neighbors"][i]), float(r["param_gamma"][i]),
+                float(r["param_eta"][i]))
+
+
+def _canonical(labels):
+    """Relabel clusters by order of first appearance (LSMI is invariant to it)."""
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty_like(first)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inverse].astype(np.int32)
+
+
+def _violations(labels, must, cannot):
+    return int(
+        np.count_nonzero(labels[must[:, 0]] != labels[must[:, 1]])
+        + np.count_nonzero(labels[cannot[:, 0]] == labels[cannot[:, 1]])
+    )
+
+
+def _solve_group(graph, t, weights, must, cannot, n_clusters, solver_seed,
+                 eigen_solver, tol, max_iter):
+    """Solve every (gamma, eta) of one ``t``; the kernel is built once."""
+    K = local_scaling_kernel_from_neighbors(graph, t)
+    K_mod = modified_kernel(K, must, cannot)
+    out = []
+    for gamma, eta in weights:
+        start = time.perf_counter()
+        sol = solve_smic(
+            K, must, cannot, n_clusters, gamma, eta, eigen_solver=eigen_solver,
+            random_state=solver_seed, tol=tol, max_iter=max_iter, K_mod=K_mod,
+        )
+        out.append((sol.labels, time.perf_counter() - start))
+    return out
+
+
+def search_parameters(graph, must, cannot, n_clusters, candidates, lsmi_design, *,
+                      solver_seed, eigen_solver="auto", tol=0.0, max_iter=None,
+                      n_jobs=None, verbose=0):
+    """Solve every candidate, score the labellings, choose by the criterion.
+
+    Prior validation is assumed. Candidates sharing a ``t`` are solved in one
+    task (their kernel is built once); tasks and LSMI evaluations run through
+    joblib, so ``joblib.parallel_config(backend="dask")`` sends them to a Dask
+    cluster. Every eigen-solve starts from the same ``solver_seed``, so the
+    result does not depend on ``n_jobs`` or on the order of execution.
+
+    Parameters
+    ----------
+    graph : NeighborGraph
+        Neighbours for the largest ``t`` of the candidates.
+    must, cannot : ndarray of shape (n_pairs, 2)
+        Validated links.
+    n_clusters : int
+    candidates : list of tuple (int, float, float)
+        From :func:`candidate_grid`.
+    lsmi_design : LSMIDesign
+        Label-independent LSMI precomputation for the same samples.
+    solver_seed : int
+    eigen_solver, tol, max_iter
+        See :func:`smiclust._solver.leading_eigenvectors`.
+    n_jobs : int, default=None
+    verbose : int, default=0
+        Progress on stderr when positive.
+
+    Returns
+    -------
+    result : SearchResult
+    """
+    ts = list(dict.fromkeys(c[0] for c in candidates))
+    groups = {t: [(g, e) for (tt, g, e) in candidates if tt == t] for t in ts}
+    solved = {}
+    tasks = (
+        delayed(_solve_group)(graph, t, groups[t], must, cannot, n_clusters,
+                              solver_seed, eigen_solver, tol, max_iter)
+        for t in ts
+    )
+    done = 0
+    for t, group_out in zip(ts, Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
+        for (g, e), item in zip(groups[t], group_out):
+            solved[(t, g, e)] = item
+        done += len(group_out)
+        if verbose:
+            print(f"[smiclust] solved {done}/{len(candidates)} candidates "
+                  f"(t={t} done)", file=sys.stderr, flush=True)
+
+    labels = [solved[c][0] for c in candidates]
+    keys = [_canonical(lab).tobytes() for lab in labels]
+    unique = list(dict.fromkeys(keys))
+    first_of = {}
+    for key, lab in zip(keys, labels):
+        first_of.setdefault(key, lab)
+    if verbose:
+        print(f"[smiclust] scoring {len(unique)} distinct labellings by LSMI",
+              file=sys.stderr, flush=True)
+    scored = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(lsmi_design.evaluate)(first_of[key]) for key in unique
+    )
+    by_key = dict(zip(unique, scored))
+
+    lsmi = np.array([by_key[k].score for k in keys])
+    nv = np.array([_violations(lab, must, cannot) for lab in labels])
+    crit = selection_criterion(lsmi, nv)
+    best = int(np.argmax(crit))
+    order = np.argsort(-crit, kind="stable")
+    rank = np.empty(len(candidates), dtype=np.int64)
+    rank[order] = np.arange(1, len(candidates) + 1)
+    results = {
+        "param_n_neighbors": np.array([c[0] for c in candidates], dtype=np.int64),
+        "param_gamma": np.array([c[1] for c in candidates]),
+        "param_eta": np.array([c[2] for c in candidates]),
+        "lsmi": lsmi,
+        "lsmi_kernel_width": np.array([by_key[k].kernel_width for k in keys]),
+        "lsmi_regularization": np.array([by_key[k].regularization for k in keys]),
+        "n_violations": nv,
+        "n_clusters_found": np.array([np.unique(lab).size for lab in labels]),
+        "criterion": crit,
+        "rank": rank,
+        "solve_seconds": np.array([solved[c][1] for c in candidates]),
+    }
+    return SearchResult(results=results, best_index=best)

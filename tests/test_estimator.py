@@ -1,0 +1,177 @@
+import pickle
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import make_moons
+from sklearn.metrics import adjusted_rand_score
+
+from smiclust import SMIClustering, sample_links, smi_clustering
+from smiclust._solver import solve_smic
+from smiclust.constraints import count_violations
+from smiclust.kernels import local_scaling_kernel
+
+
+def test_fixed_parameters_equal_solver(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 40, random_state=0)
+    model = SMIClustering(3, n_neighbors=5, gamma=1.0, eta=0.0, random_state=0)
+    model.fit(X, must_link=must, cannot_link=cannot)
+    assert model.n_neighbors_ == 5 and model.gamma_ == 1.0 and model.eta_ == 0.0
+    assert np.isnan(model.lsmi_)
+    assert adjusted_rand_score(y, model.labels_) == 1.0
+    assert model.n_violations_ == count_violations(model.labels_, must, cannot)
+    assert model.eigenvectors_.shape == (90, 3)
+    assert model.tuning_results_["param_n_neighbors"].tolist() == [5]
+
+
+def test_auto_tuning_records_every_candidate(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=1)
+    model = SMIClustering(3, n_neighbors=[2, 5, 8], gamma=[0.0, 1.0],
+                          random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    res = model.tuning_results_
+    # eta is fixed at 0 for more than two clusters: 3 t x 2 gamma candidates
+    assert len(res["param_n_neighbors"]) == 6
+    assert set(res["param_eta"]) == {0.0}
+    best = model.best_index_
+    assert res["rank"][best] == 1
+    assert res["criterion"][best] == res["criterion"].max()
+    assert (model.n_neighbors_, model.gamma_) == (
+        res["param_n_neighbors"][best], res["param_gamma"][best])
+    assert model.lsmi_ == res["lsmi"][best]
+    # the criterion is the paper's formula over the recorded values
+    nv = res["n_violations"]
+    penalty = nv / nv.max() if nv.max() else 0
+    assert_allclose(res["criterion"], res["lsmi"] / res["lsmi"].max() - penalty)
+    pd = pytest.importorskip("pandas")
+    assert len(pd.DataFrame(res)) == 6
+
+
+def test_without_links_only_t_is_searched(blobs3):
+    X, y = blobs3
+    model = SMIClustering(3, random_state=0).fit(X)
+    res = model.tuning_results_
+    assert res["param_n_neighbors"].tolist() == list(range(1, 11))
+    assert set(res["param_gamma"]) == {0.0} and set(res["param_eta"]) == {0.0}
+    assert adjusted_rand_score(y, model.labels_) == 1.0
+
+
+def test_same_random_state_same_result_with_parallel_jobs(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=2)
+    a = SMIClustering(3, random_state=7).fit(X, must_link=must, cannot_link=cannot)
+    b = SMIClustering(3, random_state=7, n_jobs=2).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert_array_equal(a.labels_, b.labels_)
+    for key in a.tuning_results_:
+        if key != "solve_seconds":
+            assert_array_equal(a.tuning_results_[key], b.tuning_results_[key])
+
+
+def test_two_moons_links_flip_the_answer():
+    X, y = make_moons(n_samples=300, noise=0.06, random_state=0)
+    base = SMIClustering(2, n_neighbors=1, random_state=0).fit(X)
+    must, cannot = sample_links(y, 200, random_state=0)
+    linked = SMIClustering(2, random_state=0).fit(X, must_link=must,
+                                                   cannot_link=cannot)
+    assert adjusted_rand_score(y, linked.labels_) >= 0.9
+    assert adjusted_rand_score(y, linked.labels_) > adjusted_rand_score(
+        y, base.labels_)
+
+
+def test_predict_on_training_points_and_new_points(blobs3):
+    X, y = blobs3
+    model = SMIClustering(3, n_neighbors=5, random_state=0).fit(X)
+    assert adjusted_rand_score(model.labels_, model.predict(X)) == 1.0
+    rng = np.random.RandomState(0)
+    centers = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]])
+    X_new = centers[[0, 1, 2, 0]] + rng.normal(scale=0.3, size=(4, 2))
+    pred = model.predict(X_new)
+    mapping = {c: model.labels_[y == c][0] for c in range(3)}
+    assert pred.tolist() == [mapping[0], mapping[1], mapping[2], mapping[0]]
+    proba = model.predict_proba(X_new)
+    assert proba.shape == (4, 3)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert proba.min() >= 0
+    assert_array_equal(np.argmax(proba, axis=1), pred)
+
+
+def test_predict_reproduces_fitted_responses_with_links(blobs3):
+    """K' beta = phi: the out-of-sample rule applied with the fitted K'."""
+    X, y = blobs3
+    must, cannot = sample_links(y, 50, random_state=3)
+    model = SMIClustering(3, n_neighbors=5, gamma=2.0, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    responses = model.affinity_matrix_ @ model.dual_coef_
+    assert_allclose(responses, model.eigenvectors_, atol=1e-8)
+
+
+def test_function_twin(blobs3):
+    X, y = blobs3
+    labels = smi_clustering(X, 3, n_neighbors=4, random_state=0)
+    model = SMIClustering(3, n_neighbors=4, random_state=0).fit(X)
+    assert_array_equal(labels, model.labels_)
+
+
+def test_inputs_not_modified_and_pickle(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=4)
+    X0, must0, cannot0 = X.copy(), must.copy(), cannot.copy()
+    model = SMIClustering(3, n_neighbors=[3, 6], random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert_array_equal(X, X0)
+    assert_array_equal(must, must0)
+    assert_array_equal(cannot, cannot0)
+    clone = pickle.loads(pickle.dumps(model))
+    assert_array_equal(clone.predict(X[:10]), model.predict(X[:10]))
+
+
+def test_dense_solver_same_labels(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=5)
+    kw = dict(n_neighbors=6, gamma=1.0, random_state=0)
+    a = SMIClustering(3, eigen_solver="arpack", **kw).fit(X, must_link=must,
+                                                          cannot_link=cannot)
+    b = SMIClustering(3, eigen_solver="dense", **kw).fit(X, must_link=must,
+                                                         cannot_link=cannot)
+    assert adjusted_rand_score(a.labels_, b.labels_) == 1.0
+    assert_allclose(np.sort(a.eigenvalues_), np.sort(b.eigenvalues_), rtol=1e-8)
+
+
+def test_eta_ignored_for_more_than_two_clusters_warns(blobs3):
+    X, y = blobs3
+    with pytest.warns(UserWarning, match="eta=1.0 is ignored"):
+        model = SMIClustering(3, n_neighbors=5, gamma=1.0, eta=1.0).fit(
+            X, cannot_link=[[0, 40]])
+    assert model.eta_ == 0.0
+
+
+def test_disconnected_graph_warns():
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.normal(loc=10 * k, size=(10, 2)) for k in range(6)])
+    with pytest.warns(UserWarning, match="connected components"):
+        model = SMIClustering(2, n_neighbors=2, random_state=0).fit(X)
+    assert np.all(np.isfinite(model.eigenvectors_))
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"n_clusters": 0}, ValueError, "'n_clusters' parameter of SMIClustering"),
+        ({"n_clusters": 2.5}, TypeError, "'n_clusters'.*Got 2.5"),
+        ({"n_neighbors": 0}, ValueError, "'n_neighbors'"),
+        ({"n_neighbors": 50}, ValueError, "smaller than n_samples=30"),
+        ({"n_neighbors": "many"}, ValueError, "'n_neighbors'.*Got 'many'"),
+        ({"gamma": -1.0}, ValueError, "'gamma' parameter.*Got -1.0"),
+        ({"gamma": float("nan")}, ValueError, "'gamma' parameter.*Got nan"),
+        ({"eta": [1.0, -2.0]}, ValueError, "'eta' parameter"),
+        ({"gamma": None}, TypeError, "'gamma' parameter.*Got None"),
+        ({"eigen_solver": "magic"}, ValueError, "'eigen_solver'"),
+        ({"n_clusters": 31}, ValueError, r"\[1, n_samples\] = \[1, 30\]"),
+    ],
+)
+def test_parameter_errors(params, error, match):
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    with pytest.raises(error, match=match):
+        SMIClustering(**params).fit(X)
