@@ -26,7 +26,7 @@ from .model_selection import (
     candidate_grid,
     search_parameters,
 )
-from .utils._checks import check_n_clusters
+from .utils._checks import check_n_clusters, check_numeric
 from .utils._validation import (
     Interval,
     IntegerGrid,
@@ -258,9 +258,18 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         """
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
+        check_numeric(X, owner=owner)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         n = X.shape[0]
         c = check_n_clusters(self.n_clusters, n, owner=owner)
+        if c > 1 and np.all(X == X[0]):
+            warnings.warn(
+                f"All {n} samples of X are identical: the kernel cannot tell them "
+                "apart, so the clusters follow only the links and the neighbour "
+                "search's tie-breaking.",
+                UserWarning,
+                stacklevel=2,
+            )
         must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
         t_grid = self._n_neighbors_grid(n)
         gamma_grid = _grid(self.gamma, DEFAULT_GAMMAS)
@@ -317,6 +326,7 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         self._warn_if_disconnected(must, cannot, c)
 
         self.labels_ = solution.labels
+        _warn_if_rank_deficient(solution.eigenvalues, c)
         self.eigenvalues_ = solution.eigenvalues
         self.eigenvectors_ = solution.eigenvectors
         self.dual_coef_ = solution.dual_coef
@@ -365,6 +375,7 @@ class SMIClustering(ClusterMixin, BaseEstimator):
 
     def _responses(self, X):
         check_is_fitted(self)
+        check_numeric(X, owner=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Kx = local_scaling_cross_kernel(X, self._fit_X, self.local_scales_,
                                         self.n_neighbors_)
@@ -407,6 +418,19 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = False
         return tags
+
+
+def _warn_if_rank_deficient(eigenvalues, c):
+    top = float(np.max(eigenvalues))
+    rank = int(np.count_nonzero(eigenvalues > 1e-10 * max(top, np.finfo(float).tiny)))
+    if rank < c:
+        warnings.warn(
+            f"U has only {rank} clearly non-zero leading eigenvalue(s) for "
+            f"n_clusters={c} (e.g. identical or too few distinct samples); the "
+            "clusters behind the zero eigenvalues are arbitrary.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _grid(value, default):

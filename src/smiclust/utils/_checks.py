@@ -5,14 +5,21 @@ import numbers
 import numpy as np
 from sklearn.utils import check_array
 
-__all__ = ["check_samples", "check_n_neighbors", "check_n_clusters"]
+__all__ = [
+    "check_numeric",
+    "check_samples",
+    "check_n_neighbors",
+    "check_n_clusters",
+]
 
 
-def check_samples(X, *, owner, min_samples=1, name="X"):
-    """Validate a finite, real, dense 2-d sample matrix and return it as float64.
+def check_numeric(X, *, owner, name="X"):
+    """Reject input that is not made of real numbers, before any conversion.
 
-    Raises ``TypeError`` for sparse, complex, object or boolean input and
-    ``ValueError`` for NaN / inf, wrong dimensions or too few samples.
+    Sparse matrices, string, byte, datetime and object arrays holding
+    non-numbers raise ``TypeError`` naming ``name``, ``owner`` and the received
+    type; complex arrays raise ``ValueError`` (scikit-learn's convention).
+    Booleans are accepted (as 0 / 1, like scikit-learn).
     """
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(
@@ -20,27 +27,43 @@ def check_samples(X, *, owner, min_samples=1, name="X"):
             f"{type(X).__name__}. Convert it with .toarray() first."
         )
     dtype = getattr(X, "dtype", None)
-    if dtype is None:
+    if not isinstance(dtype, np.dtype):
         try:
             dtype = np.asarray(X).dtype
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError):
             raise ValueError(
-                f"{owner} expects {name!r} to be a 2-d array of numbers; it could "
-                f"not be read as an array ({exc})."
+                f"{owner} expects {name!r} to be a 2-d array of numbers; got a "
+                f"ragged or unreadable {type(X).__name__}."
             ) from None
-    if isinstance(dtype, np.dtype) and dtype.kind in "bcUSVMm":
+    if dtype.kind == "c":
+        # ValueError, with scikit-learn's wording, as its common checks expect
+        raise ValueError(
+            f"Complex data not supported: {owner} expects real numbers in "
+            f"{name!r}; got an array of dtype {dtype}."
+        )
+    if dtype.kind in "USVMm":
         raise TypeError(
             f"{owner} expects real numbers in {name!r}; got an array of dtype "
             f"{dtype}."
         )
-    if isinstance(dtype, np.dtype) and dtype.kind == "O":
+    if dtype.kind == "O":
         try:
             np.asarray(X, dtype=np.float64)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError) as exc:
             raise TypeError(
                 f"{owner} expects real numbers in {name!r}; got an object array "
-                "holding values that are not numbers."
+                f"holding values that are not numbers ({exc})."
             ) from None
+
+
+def check_samples(X, *, owner, min_samples=1, name="X"):
+    """Validate a finite, real, dense 2-d sample matrix and return it as float64.
+
+    Raises ``TypeError`` for sparse, complex, string or object input (see
+    :func:`check_numeric`) and ``ValueError`` for NaN / inf, wrong dimensions or
+    too few samples.
+    """
+    check_numeric(X, owner=owner, name=name)
     return check_array(
         X,
         dtype=np.float64,
