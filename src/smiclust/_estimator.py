@@ -77,11 +77,11 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         grid, capped at ``n_samples - 1``); a list searches that grid.
     gamma : "auto", float or list of float, default="auto"
         Must-link weight :math:`\gamma \ge 0`. ``"auto"`` searches
-        ``DEFAULT_GAMMAS`` = (0, 0.1, 0.3, 1, 3, 10).
+        ``DEFAULT_GAMMAS`` = (0, 0.1, 1, 10).
     eta : "auto", float or list of float, default="auto"
         Cannot-link weight :math:`\eta \ge 0`, used only when
         ``n_clusters == 2`` (fixed at 0 otherwise, as in the paper). ``"auto"``
-        searches ``DEFAULT_ETAS`` = (0, 0.1, 0.3, 1, 3, 10).
+        searches ``DEFAULT_ETAS`` = (0, 0.1, 1, 10).
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
