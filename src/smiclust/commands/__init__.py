@@ -7,4 +7,7 @@ imports happen inside ``run``.
 #: sub-command name -> module (imported only when needed)
 COMMANDS = {
     "demo": "smiclust.commands.demo",
+    "fit": "smiclust.commands.fit",
+    "predict": "smiclust.commands.predict",
+    "datasets": "smiclust.commands.datasets",
 }

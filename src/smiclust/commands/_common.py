@@ -1,0 +1,355 @@
+"""Helpers shared by ``smiclust fit`` and ``smiclust predict``.
+
+Argument definitions, reading files with one-line errors (``UsageError``),
+progress reporting, output writing.
+"""
+
+import contextlib
+import json
+import math
+import os
+import sys
+import warnings
+
+MODEL_FORMAT = "smiclust-cli-model"
+MODEL_FORMAT_VERSION = 1
+
+
+def one_line(text):
+    """Collapse a message onto one line."""
+    return " ".join(str(text).split())
+
+
+def usage_error(message):
+    from ..cli import UsageError
+
+    return UsageError(one_line(message))
+
+
+# ---------------------------------------------------------------------------
+# arguments
+# ---------------------------------------------------------------------------
+
+
+def add_table_arguments(group, *, id_default_help="none"):
+    group.add_argument(
+        "--id-column", metavar="NAME|INDEX", default=None,
+        help="column of row ids (header name or 0-based position): not a "
+             "feature, copied to the output, usable in link and label files "
+             f"(default: {id_default_help})")
+    group.add_argument(
+        "--header", choices=("infer", "yes", "no"), default="infer",
+        help="whether the first line of a text DATA file names the columns; "
+             "'infer' (default) takes it as a header when it holds text where "
+             "the next line has numbers")
+    group.add_argument(
+        "--delimiter", metavar="CHAR", default=None,
+        help="field separator of text files (default: sniffed from the first "
+             "line: comma, tab, semicolon or white space; tab for .tsv)")
+
+
+def add_output_arguments(parser, *, fit):
+    out = parser.add_argument_group("output")
+    out.add_argument(
+        "--out", "-o", metavar="FILE", default=None,
+        help="write the assignments to FILE instead of stdout ('-': stdout)")
+    out.add_argument(
+        "--format", choices=("csv", "json", "parquet"), default=None,
+        help="format of the assignments (default: from the --out suffix: .json, "
+             ".parquet/.pq, otherwise csv; csv on stdout)")
+    out.add_argument(
+        "--proba", action="store_true",
+        help="add the class probabilities, columns proba_0, proba_1, ... (rows "
+             "sum to 1)")
+    out.add_argument(
+        "--quiet", "-q", action="store_true",
+        help="no progress and no summary on stderr (warnings and errors are "
+             "still printed)")
+    out.add_argument(
+        "--json", action="store_true",
+        help="machine-readable: stdout is one JSON object {\"summary\": ..., "
+             "\"assignments\": [...]} (no \"assignments\" when --out is given), "
+             "and progress lines on stderr are JSON objects too")
+    return out
+
+
+def header_arg(value):
+    return {"infer": "infer", "yes": True, "no": False}[value]
+
+
+def delimiter_arg(value):
+    if value is None:
+        return None
+    if value.lower() in ("tab", "\\t", "\t"):
+        return "\t"
+    if value.lower() in ("space", "whitespace"):
+        return "whitespace"
+    if len(value) != 1:
+        raise usage_error(f"--delimiter must be one character, 'tab' or "
+                          f"'whitespace'; got {value!r}")
+    return value
+
+
+def output_format(out, fmt, *, json_mode):
+    """Format of the assignments; parquet needs a file."""
+    to_stdout = out is None or out == "-"
+    if fmt is None:
+        fmt = "csv" if to_stdout else _format_from_suffix(out)
+    if fmt == "parquet":
+        if to_stdout:
+            raise usage_error("--format parquet needs --out FILE (Parquet is "
+                              "binary)")
+        require_pyarrow()
+    if json_mode and to_stdout:
+        fmt = "json"
+    return fmt
+
+
+def _format_from_suffix(path):
+    from ..io import format_from_suffix
+
+    return format_from_suffix(path)
+
+
+def require_pyarrow():
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise usage_error("Parquet needs pyarrow: pip install 'smiclust[io]'") from None
+
+
+def require_matplotlib(path):
+    """matplotlib is installed and can write ``path`` (judged by its suffix)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise usage_error("--plot needs matplotlib: pip install 'smiclust[plot]'") \
+            from None
+    suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    supported = Figure().canvas.get_supported_filetypes()
+    if suffix not in supported:
+        raise usage_error(
+            f"--plot {path!r}: unknown image format {suffix!r}; use one of "
+            f"{', '.join(sorted(supported))}")
+
+
+def check_output_path(path, option):
+    """Fail before any work when an output file cannot be created."""
+    if path is None or path == "-":
+        return
+    if os.path.isdir(path):
+        raise usage_error(f"{option} {path!r} is a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise usage_error(f"{option} {path!r}: directory {parent!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise usage_error(f"{option} {path!r}: directory {parent!r} is not writable")
+
+
+# ---------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------
+
+
+def _os_message(what, path, exc):
+    reason = exc.strerror or type(exc).__name__
+    return f"cannot read {what} {str(path)!r}: {reason}"
+
+
+#: Files larger than this get a progress line while they are read.
+LARGE_FILE_BYTES = 20_000_000
+
+
+def read_input(what, reader, path, *, reporter=None, **kwargs):
+    """Call an io reader; turn every reading problem into a one-line UsageError.
+
+    Nothing is printed unless the file is large (reading it takes seconds).
+    """
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if reporter is not None and size > LARGE_FILE_BYTES:
+        reporter.progress(f"reading {path} ({size / 1e6:.0f} MB)")
+    try:
+        return reader(path, **kwargs)
+    except OSError as exc:
+        raise usage_error(_os_message(what, path, exc)) from None
+    except (ValueError, TypeError, ImportError) as exc:
+        raise usage_error(f"{what}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------
+# progress and output
+# ---------------------------------------------------------------------------
+
+
+class Reporter:
+    """Progress, warnings and the summary on stderr; text or JSON lines."""
+
+    def __init__(self, command, *, quiet=False, json_mode=False):
+        self.command = command
+        self.quiet = quiet
+        self.json_mode = json_mode
+        self.warnings = []
+
+    def _emit(self, event, message, **fields):
+        if self.json_mode:
+            record = {"event": event, "command": self.command, "message": message}
+            record.update(fields)
+            line = json.dumps(jsonable(record))
+        else:
+            prefix = f"smiclust {self.command}: "
+            if event == "warning":
+                prefix += "warning: "
+            line = prefix + message
+        print(line, file=sys.stderr, flush=True)
+
+    def progress(self, message, **fields):
+        if not self.quiet:
+            self._emit("progress", message, **fields)
+
+    def warning(self, message):
+        message = one_line(message)
+        self.warnings.append(message)
+        self._emit("warning", message)
+
+    def summary(self, summary):
+        """The summary on stderr, one JSON line (text mode, unless quiet)."""
+        if not self.quiet and not self.json_mode:
+            print(json.dumps(jsonable(summary)), file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def estimator_output(self):
+        """Turn lines the estimator prints on stderr into JSON lines (JSON mode)."""
+        if not self.json_mode or self.quiet:
+            yield
+            return
+        stream = _JsonLineStream(self, sys.stderr)
+        with contextlib.redirect_stderr(stream):
+            try:
+                yield
+            finally:
+                stream.flush_rest()
+
+
+class _JsonLineStream:
+    def __init__(self, reporter, target):
+        self.reporter = reporter
+        self.target = target
+        self.buffer = ""
+
+    def write(self, text):
+        self.buffer += text
+        while "\n" in self.buffer:
+            line, self.buffer = self.buffer.split("\n", 1)
+            self._line(line)
+        return len(text)
+
+    def _line(self, line):
+        line = line.strip()
+        if line:
+            record = {"event": "progress", "command": self.reporter.command,
+                      "message": line}
+            print(json.dumps(record), file=self.target, flush=True)
+
+    def flush(self):
+        pass
+
+    def flush_rest(self):
+        if self.buffer:
+            self._line(self.buffer)
+            self.buffer = ""
+
+
+@contextlib.contextmanager
+def captured_warnings(reporter):
+    """Report warnings raised inside as one line each (and keep them)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen = set()
+    for w in caught:
+        if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning,
+                                   FutureWarning)):
+            continue
+        message = one_line(w.message)
+        if message not in seen:
+            seen.add(message)
+            reporter.warning(message)
+
+
+def jsonable(value):
+    """Plain JSON types; NaN and infinities become null."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    return value
+
+
+def write_result(args, reporter, labels, proba, ids, id_name, fmt, summary):
+    """Assignments to --out or stdout, then the summary (stderr or --json)."""
+    from .. import io
+
+    to_stdout = args.out is None or args.out == "-"
+    if not to_stdout:
+        try:
+            io.write_assignments(args.out, labels, proba, ids, fmt, id_name=id_name)
+        except OSError as exc:
+            raise usage_error(f"cannot write --out {args.out!r}: "
+                              f"{exc.strerror or exc}") from None
+        reporter.progress(f"assignments written to {args.out} ({fmt})")
+    try:
+        if args.json:
+            document = {"summary": summary}
+            if to_stdout:
+                cols = io.assignment_columns(labels, proba, ids, id_name=id_name)
+                names = list(cols)
+                document["assignments"] = [dict(zip(names, row))
+                                           for row in zip(*cols.values())]
+            json.dump(jsonable(document), sys.stdout)
+            sys.stdout.write("\n")
+        elif to_stdout:
+            io.write_assignments(sys.stdout, labels, proba, ids, fmt, id_name=id_name)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (e.g. '| head'): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    reporter.summary(summary)
+
+
+def training_proba(model):
+    """Class probabilities of the training rows, consistent with ``labels_``.
+
+    The clipped, column-normalised eigenvector entries (the SMIC
+    post-processing whose row-wise argmax is the label), rows scaled to sum 1;
+    a row with no positive entry gets a one-hot row at its label.
+    """
+    import numpy as np
+
+    from .._solver import cluster_scores
+
+    scores, _ = cluster_scores(np.asarray(model.eigenvectors_))
+    total = scores.sum(axis=1, keepdims=True)
+    onehot = np.eye(scores.shape[1])[model.labels_]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, scores / np.where(total > 0, total, 1.0), onehot)
+
+
+def cluster_sizes(labels, n_clusters):
+    import numpy as np
+
+    return np.bincount(np.asarray(labels), minlength=n_clusters).tolist()

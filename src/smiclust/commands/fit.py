@@ -1,0 +1,411 @@
+"""``smiclust fit``: cluster a data file, with links and labels from files."""
+
+import argparse
+import sys
+import time
+
+from . import _common
+
+DESCRIPTION = """\
+Cluster the rows of DATA into N clusters with SMIC, or with 3SMIC when
+must-links, cannot-links or partial labels are given, and write one cluster per
+input row, in input order.
+
+DATA is delimited text (CSV, TSV, white space; with or without a header line),
+a .npy array, or Parquet (needs pyarrow). An id column (--id-column) is not a
+feature: it is copied to the output, and link and label files may refer to rows
+by id instead of by 0-based row index.
+"""
+
+EPILOG = """\
+link and label files:
+  --must-link / --cannot-link FILE: two cells a line, the rows of one link,
+  as 0-based row indices or as ids of DATA (all one way in one file), with an
+  optional header line ("a,b"). --labels FILE: one label per DATA row (in
+  order), or two cells a line (row, label) for the labelled rows only; empty,
+  -1, NA, NaN mean unknown. Every two labelled rows become a must-link (same
+  label) or a cannot-link (different labels).
+
+output:
+  Without --out, the assignments go to stdout as CSV (header 'cluster', or
+  '<id>,cluster', then proba_0, proba_1, ... with --proba), and progress and
+  a one-line JSON summary (chosen n_neighbors/gamma/eta, LSMI, violated
+  links, cluster sizes, seconds) go to stderr. With --out FILE they go to
+  FILE (format from the suffix) and stdout stays empty. With --json, stdout
+  is one JSON object {"summary": {...}, "assignments": [...]} (no
+  "assignments" with --out). --quiet silences progress and summary.
+
+parameters:
+  'auto' (default) chooses n_neighbors in 1..10 and gamma, eta in
+  {0, 0.1, 0.3, 1, 3, 10} by the 3SMIC criterion (LSMI, then violated links);
+  that solves hundreds of candidates and can take minutes. Fixed values, or
+  short comma-separated lists, are much faster.
+
+exit status: 0 on success, 2 on bad input (one line on stderr), 1 when the
+  solver fails.
+
+examples:
+  smiclust fit data.csv -k 3 --id-column sample --must-link same.csv \\
+      --cannot-link different.csv --out clusters.csv --plot clusters.png
+  smiclust fit data.npy -k 2 --labels partial.csv --n-neighbors 7 > labels.csv
+  smiclust fit data.csv -k 4 --standardize --save model.joblib --json
+"""
+
+
+def positive_int(value):
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {value!r}") \
+            from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value!r}")
+    return n
+
+
+def _grid_arg(kind, convert, low):
+    def parse(value):
+        text = value.strip().lower()
+        if text == "auto":
+            return "auto"
+        try:
+            values = [convert(v) for v in text.split(",") if v.strip() != ""]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected 'auto', {kind} or a comma-separated list, got {value!r}"
+            ) from None
+        if not values or any(not (v >= low) for v in values):
+            raise argparse.ArgumentTypeError(
+                f"expected 'auto' or {kind}(s) >= {low}, got {value!r}"
+            )
+        return values[0] if len(values) == 1 else values
+    parse.__name__ = kind
+    return parse
+
+
+n_neighbors_arg = _grid_arg("an integer", int, 1)
+weight_arg = _grid_arg("a number", float, 0.0)
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "fit",
+        help="cluster a data file (CSV, .npy, Parquet), with links from files",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("data", metavar="DATA",
+                   help="data file: .csv/.tsv/.txt, .npy or .parquet")
+    p.add_argument("-k", "--n-clusters", type=positive_int, required=True,
+                   metavar="N", help="number of clusters")
+    inp = p.add_argument_group("input")
+    _common.add_table_arguments(inp)
+    inp.add_argument(
+        "--columns", metavar="NAMES", default=None,
+        help="comma-separated feature columns (names or 0-based positions), in "
+             "this order (default: every column but the id column)")
+    inp.add_argument(
+        "--standardize", action="store_true",
+        help="z-score every feature (subtract the mean, divide by the standard "
+             "deviation); constant columns become 0 (they carry no information) "
+             "and are named in a warning. Stored with --save, applied by predict")
+    links = p.add_argument_group("links")
+    links.add_argument("--must-link", metavar="FILE", action="append", default=[],
+                       help="pairs of rows that belong together (repeatable)")
+    links.add_argument("--cannot-link", metavar="FILE", action="append", default=[],
+                       help="pairs of rows that belong apart (repeatable)")
+    links.add_argument("--labels", metavar="FILE", default=None,
+                       help="partial labels, turned into links")
+    model = p.add_argument_group("model")
+    model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
+                       metavar="auto|INT[,INT...]",
+                       help="kernel neighbours t (default: auto, 1..10)")
+    model.add_argument("--gamma", type=weight_arg, default="auto",
+                       metavar="auto|FLOAT[,FLOAT...]",
+                       help="must-link weight >= 0 (default: auto)")
+    model.add_argument("--eta", type=weight_arg, default="auto",
+                       metavar="auto|FLOAT[,FLOAT...]",
+                       help="cannot-link weight >= 0, used when N = 2 (default: "
+                            "auto)")
+    model.add_argument("--random-state", type=int, default=0, metavar="INT",
+                       help="seed of every random choice (default: 0)")
+    model.add_argument("--n-jobs", type=int, default=None, metavar="INT",
+                       help="parallel jobs of the search (default: 1)")
+    out = _common.add_output_arguments(p, fit=True)
+    out.add_argument("--save", metavar="MODEL", default=None,
+                     help="save the fitted model (joblib) for 'smiclust predict'")
+    out.add_argument("--plot", metavar="FILE.png", default=None,
+                     help="draw the clusters and the links in 2-d (needs "
+                          "matplotlib)")
+    out.add_argument("--plot-embedding", choices=("auto", "eigenvectors", "pca"),
+                     default="auto",
+                     help="coordinates of --plot: the two leading eigenvectors "
+                          "(auto when N >= 2) or PCA of DATA")
+
+
+def _split_columns(text):
+    if text is None:
+        return None
+    names = [c.strip() for c in text.split(",")]
+    if any(c == "" for c in names):
+        raise _common.usage_error(f"--columns has an empty name: {text!r}")
+    return names
+
+
+def _combine_links(must_parts, cannot_parts, n):
+    import numpy as np
+
+    def unique_pairs(parts):
+        if not parts:
+            return np.empty((0, 2), dtype=np.intp)
+        pairs = np.sort(np.concatenate(parts).reshape(-1, 2), axis=1)
+        _, first = np.unique(pairs, axis=0, return_index=True)
+        return np.ascontiguousarray(pairs[np.sort(first)], dtype=np.intp)
+
+    return unique_pairs(must_parts), unique_pairs(cannot_parts)
+
+
+def _describe_rows(i, j, ids):
+    if ids is None:
+        return f"rows {i} and {j}"
+    return f"rows {i} and {j} (ids {ids[i]!r} and {ids[j]!r})"
+
+
+def _count_candidates(model, n, n_must, n_cannot):
+    from ..model_selection import (
+        DEFAULT_ETAS,
+        DEFAULT_GAMMAS,
+        DEFAULT_N_NEIGHBORS,
+        candidate_grid,
+    )
+
+    def grid(value, default):
+        if value == "auto":
+            return list(default)
+        return list(value) if isinstance(value, list) else [value]
+
+    ts = [t for t in grid(model.n_neighbors, DEFAULT_N_NEIGHBORS) if t < n]
+    try:
+        return len(candidate_grid(ts or [1], grid(model.gamma, DEFAULT_GAMMAS),
+                                  grid(model.eta, DEFAULT_ETAS), n_must=n_must,
+                                  n_cannot=n_cannot, n_clusters=model.n_clusters))
+    except Exception:  # only an estimate for the progress line
+        return None
+
+
+def run(args):
+    import numpy as np
+
+    from .. import SMIClustering, io
+    from ..constraints import pairs_from_labels
+
+    start = time.perf_counter()
+    rep = _common.Reporter("fit", quiet=args.quiet, json_mode=args.json)
+    header = _common.header_arg(args.header)
+    delimiter = _common.delimiter_arg(args.delimiter)
+    columns = _split_columns(args.columns)
+    fmt = _common.output_format(args.out, args.format, json_mode=args.json)
+    for path, option in ((args.out, "--out"), (args.save, "--save"),
+                         (args.plot, "--plot")):
+        _common.check_output_path(path, option)
+    if args.plot:
+        _common.require_matplotlib(args.plot)
+
+    # Every input is read and checked before anything is printed, so that a
+    # bad file ends with exactly one line on stderr.
+    X, ids, names = _common.read_input(
+        "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
+        header=header, columns=columns, delimiter=delimiter)
+    n, d = X.shape
+    if n < 2:
+        raise _common.usage_error(f"DATA: {args.data}: needs at least 2 rows; got {n}")
+    if args.n_clusters > n:
+        raise _common.usage_error(
+            f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
+
+    must_parts, cannot_parts = [], []
+    for option, paths, parts in (("--must-link", args.must_link, must_parts),
+                                 ("--cannot-link", args.cannot_link, cannot_parts)):
+        for path in paths:
+            links = _common.read_input(option, io.read_links, path,
+                                       reporter=rep, ids=ids, n_samples=n)
+            parts.append(links)
+    n_labeled = None
+    if args.labels:
+        y = _common.read_input("--labels", io.read_labels, args.labels,
+                               reporter=rep, ids=ids, n_samples=n)
+        n_labeled = int(np.count_nonzero(y >= 0))
+        lab_must, lab_cannot = pairs_from_labels(y)
+        must_parts.append(lab_must)
+        cannot_parts.append(lab_cannot)
+    must, cannot = _combine_links(must_parts, cannot_parts, n)
+    if len(must) and len(cannot):
+        common = {tuple(p) for p in must.tolist()} & {tuple(p) for p in
+                                                        cannot.tolist()}
+        if common:
+            i, j = min(common)
+            raise _common.usage_error(
+                f"{len(common)} pair(s) are both a must-link and a cannot-link, "
+                f"e.g. {_describe_rows(i, j, ids)}")
+    t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
+    if any(t >= n for t in t_values):
+        raise _common.usage_error(
+            f"--n-neighbors must be smaller than the number of rows ({n}); got "
+            f"{max(t_values)}")
+
+    scaler = None
+    if args.standardize:
+        mean = X.mean(axis=0)
+        std = X.std(axis=0)
+        constant = std == 0
+        scale = np.where(constant, 1.0, std)
+        X = (X - mean) / scale
+        scaler = {"mean": mean, "scale": scale}
+        if constant.any():
+            which = [names[j] if names else str(j) for j in np.flatnonzero(constant)]
+            rep.warning(f"--standardize: constant column(s) {', '.join(which)} "
+                        "set to 0")
+
+    model = SMIClustering(
+        args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
+        eta=args.eta, random_state=args.random_state, n_jobs=args.n_jobs,
+        verbose=0 if args.quiet else 1,
+    )
+    n_candidates = _count_candidates(model, n, len(must), len(cannot))
+    labelled = "" if n_labeled is None else f" (with {n_labeled} labelled rows)"
+    rep.progress(f"{args.data}: {n} row(s), {d} feature(s); {len(must)} must-links, "
+                 f"{len(cannot)} cannot-links{labelled}")
+    if n_candidates and n_candidates > 1:
+        rep.progress(f"tuning over {n_candidates} candidate (n_neighbors, gamma, "
+                     "eta) settings by LSMI; this can take a while",
+                     n_candidates=n_candidates)
+    else:
+        rep.progress(f"solving for {args.n_clusters} clusters")
+    fit_start = time.perf_counter()
+    with _common.captured_warnings(rep), rep.estimator_output():
+        try:
+            model.fit(X, must_link=must, cannot_link=cannot)
+        except (ValueError, TypeError) as exc:
+            raise _common.usage_error(f"cannot fit: {exc}") from None
+        except (ArithmeticError, RuntimeError, MemoryError) as exc:
+            print(f"smiclust fit: error: the solver failed: "
+                  f"{type(exc).__name__}: {_common.one_line(exc)}",
+                  file=sys.stderr)
+            return 1
+    fit_seconds = time.perf_counter() - fit_start
+    labels = model.labels_
+    rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
+                 f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
+                 f"{model.n_violations_} of {len(must) + len(cannot)} links violated")
+
+    proba = _common.training_proba(model) if args.proba else None
+    id_name = _id_name(args.id_column, names, ids)
+
+    if args.save:
+        _save(args, model, names, d, columns, scaler, header, delimiter, id_name)
+        rep.progress(f"model saved to {args.save}")
+    if args.plot:
+        _plot(args, model, X, must, cannot)
+        rep.progress(f"plot written to {args.plot}")
+
+    # parameters the search actually varied (gamma needs must-links, eta
+    # cannot-links and two clusters; others are fixed by the estimator)
+    results = model.tuning_results_
+    tuned = [p for p in ("n_neighbors", "gamma", "eta")
+             if len(np.unique(results[f"param_{p}"])) > 1]
+    summary = {
+        "command": "fit",
+        "data": args.data,
+        "n_samples": n,
+        "n_features": d,
+        "standardized": bool(args.standardize),
+        "n_clusters": args.n_clusters,
+        "n_clusters_found": int(np.unique(labels).size),
+        "cluster_sizes": _common.cluster_sizes(labels, args.n_clusters),
+        "n_must_link": int(len(must)),
+        "n_cannot_link": int(len(cannot)),
+        "n_labeled": n_labeled,
+        "n_neighbors": int(model.n_neighbors_),
+        "gamma": float(model.gamma_),
+        "eta": float(model.eta_),
+        "tuned": tuned,
+        "n_candidates": n_candidates,
+        "lsmi": float(model.lsmi_),
+        "n_violations": int(model.n_violations_),
+        "random_state": args.random_state,
+        "fit_seconds": round(fit_seconds, 4),
+        "seconds": round(time.perf_counter() - start, 4),
+        "out": None if args.out in (None, "-") else args.out,
+        "format": fmt,
+        "model": args.save,
+        "plot": args.plot,
+        "warnings": rep.warnings,
+    }
+    _common.write_result(args, rep, labels, proba, ids, id_name, fmt, summary)
+    return 0
+
+
+def _id_name(id_column, names, ids):
+    if ids is None:
+        return "id"
+    if isinstance(id_column, str) and not id_column.lstrip("-").isdigit():
+        return id_column
+    return "id"
+
+
+def _save(args, model, names, d, columns, scaler, header, delimiter, id_name):
+    import joblib
+
+    from .. import __version__
+
+    bundle = {
+        "format": _common.MODEL_FORMAT,
+        "format_version": _common.MODEL_FORMAT_VERSION,
+        "smiclust_version": __version__,
+        "model": model,
+        "feature_names": names,
+        "n_features": d,
+        "columns": columns,
+        "id_column": args.id_column,
+        "id_name": id_name,
+        "header": header,
+        "delimiter": delimiter,
+        "standardize": scaler,
+        "data": args.data,
+    }
+    try:
+        joblib.dump(bundle, args.save)
+    except OSError as exc:
+        raise _common.usage_error(f"cannot write --save {args.save!r}: "
+                                  f"{exc.strerror or exc}") from None
+
+
+def _plot(args, model, X, must, cannot):
+    from pathlib import Path
+
+    from matplotlib.figure import Figure
+
+    from ..plotting import plot_embedding
+
+    fig = Figure(figsize=(7.5, 5.5), layout="constrained")
+    ax = fig.add_subplot()
+    source = model if args.plot_embedding != "pca" else X
+    try:
+        plot_embedding(source, model.labels_, must_link=must, cannot_link=cannot,
+                       method=args.plot_embedding, ax=ax)
+    except ValueError as exc:
+        raise _common.usage_error(f"--plot: {exc}") from None
+    n_links = len(must) + len(cannot)
+    ax.set_title(
+        f"{Path(args.data).name}: {args.n_clusters} clusters\n"
+        f"n_neighbors={model.n_neighbors_}, gamma={model.gamma_:g}, "
+        f"eta={model.eta_:g}; {model.n_violations_} of {n_links} links violated",
+        fontsize="medium",
+    )
+    ax.grid(alpha=0.25)
+    try:
+        fig.savefig(args.plot, dpi=150)
+    except (OSError, ValueError) as exc:
+        raise _common.usage_error(f"cannot write --plot {args.plot!r}: "
+                                  f"{_common.one_line(exc)}") from None

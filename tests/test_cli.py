@@ -1,0 +1,462 @@
+"""The command line, run as ``python -m smiclust`` in subprocesses.
+
+Starting Python and importing scikit-learn takes seconds, so the end-to-end
+runs are real ``python -m smiclust`` processes, while the many malformed-input
+and fuzz cases run through one driver process that calls ``smiclust.cli.main``
+(what ``python -m smiclust`` runs) once per case, capturing stdout, stderr and
+any uncaught exception.
+"""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+from sklearn.metrics import adjusted_rand_score
+
+from smiclust import sample_links
+from smiclust.datasets import DATASETS
+
+FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
+
+
+def cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "smiclust", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+DRIVER = r"""
+import contextlib, io, json, sys, traceback
+from smiclust.cli import main
+
+results = []
+for argv in json.load(open(sys.argv[1])):
+    out, err, tb = io.StringIO(), io.StringIO(), None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            rc, tb = None, traceback.format_exc()
+    results.append({"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue(),
+                    "traceback": tb})
+json.dump(results, sys.stdout)
+"""
+
+
+def run_driver(cases, cwd):
+    """Run every argv of ``cases`` through smiclust.cli.main in one process."""
+    (cwd / "cases.json").write_text(json.dumps(cases))
+    proc = subprocess.run([sys.executable, "-c", DRIVER, "cases.json"],
+                          capture_output=True, text=True, cwd=cwd, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)
+    assert len(results) == len(cases)
+    return results
+
+
+def _csv_rows(text):
+    return list(csv.reader(io.StringIO(text)))
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """Two moons (200 rows, shuffled ids), links by id, labels, a .npy copy."""
+    d = tmp_path_factory.mktemp("cli")
+    X, y = make_moons(200, noise=0.05, random_state=0)
+    rng = np.random.RandomState(0)
+    ids = [f"m{v:04d}" for v in rng.permutation(10000)[:200]]
+    with open(d / "moons.csv", "w") as f:
+        f.write("x1,sample,x2\n")  # the id column need not be first
+        for i, (a, b) in zip(ids, X):
+            f.write(f"{float(a)!r},{i},{float(b)!r}\n")
+    np.save(d / "moons.npy", X)
+    must, cannot = sample_links(y, 40, random_state=0)
+    with open(d / "must.csv", "w") as f:
+        f.write("a,b\n" + "".join(f"{ids[i]},{ids[j]}\n" for i, j in must))
+    with open(d / "cannot.csv", "w") as f:
+        f.write("".join(f"{ids[i]},{ids[j]}\n" for i, j in cannot))
+    with open(d / "must_idx.csv", "w") as f:
+        f.write("".join(f"{i},{j}\n" for i, j in must))
+    labels = ["" if k % 10 else str(v) for k, v in enumerate(y)]
+    (d / "labels.csv").write_text("label\n" + "\n".join(labels) + "\n")
+    return {"dir": d, "X": X, "y": y, "ids": ids, "n_links": len(must) + len(cannot)}
+
+
+@pytest.fixture(scope="module")
+def fitted(work):
+    """fit by id with --out, --proba, --save and --plot."""
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
+               "--must-link", "must.csv", "--cannot-link", "cannot.csv", *FIXED,
+               "--out", "out.csv", "--proba", "--save", "model.joblib",
+               "--plot", "moons.png", cwd=work["dir"])
+    return proc
+
+
+# ---------------------------------------------------------------------------
+# end to end
+# ---------------------------------------------------------------------------
+
+
+def test_fit_by_id_end_to_end(work, fitted):
+    assert fitted.returncode == 0, fitted.stderr
+    assert fitted.stdout == ""  # assignments went to --out
+    summary = json.loads(fitted.stderr.strip().splitlines()[-1])
+    assert summary["n_samples"] == 200 and summary["n_features"] == 2
+    assert summary["n_neighbors"] == 5 and summary["gamma"] == 1.0
+    assert summary["n_must_link"] + summary["n_cannot_link"] == work["n_links"]
+    assert summary["n_violations"] == 0 and summary["lsmi"] is None
+    assert summary["cluster_sizes"] == [100, 100] and summary["seconds"] > 0
+    rows = _csv_rows((work["dir"] / "out.csv").read_text())
+    assert rows[0] == ["sample", "cluster", "proba_0", "proba_1"]
+    body = rows[1:]
+    assert [r[0] for r in body] == work["ids"]  # every row, in input order
+    labels = np.array([int(r[1]) for r in body])
+    assert adjusted_rand_score(work["y"], labels) == pytest.approx(1.0)
+    proba = np.array([[float(v) for v in r[2:]] for r in body])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    assert (proba.argmax(axis=1) == labels).all()
+    png = (work["dir"] / "moons.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_predict_saved_model(work, fitted):
+    assert fitted.returncode == 0, fitted.stderr
+    d = work["dir"]
+    rows = (d / "moons.csv").read_text().splitlines()
+    picked = [rows[0]] + rows[1:][::-1][:50]  # new order, 50 rows
+    (d / "new.csv").write_text("\n".join(picked) + "\n")
+    proc = cli("predict", "model.joblib", "new.csv", "--proba", "--json",
+               cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["summary"]["n_samples"] == 50
+    got = doc["assignments"]
+    expected_ids = [r.split(",")[1] for r in picked[1:]]
+    assert [a["sample"] for a in got] == expected_ids
+    fit_rows = _csv_rows((d / "out.csv").read_text())[1:]
+    fit_label = {r[0]: int(r[1]) for r in fit_rows}
+    agree = np.mean([a["cluster"] == fit_label[a["sample"]] for a in got])
+    assert agree >= 0.95
+    for a in got:
+        assert a["proba_0"] + a["proba_1"] == pytest.approx(1.0)
+
+
+def test_fit_stdout_csv_from_npy_and_labels(work):
+    proc = cli("fit", "moons.npy", "-k", "2", "--labels", "labels.csv", *FIXED,
+               cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    rows = _csv_rows(proc.stdout)
+    assert rows[0] == ["cluster"] and len(rows) == 201
+    labels = np.array([int(r[0]) for r in rows[1:]])
+    assert adjusted_rand_score(work["y"], labels) > 0.9
+    lines = proc.stderr.strip().splitlines()
+    assert all(line.startswith("smiclust fit: ") for line in lines[:-1])
+    summary = json.loads(lines[-1])
+    assert summary["n_labeled"] == 20
+    assert summary["n_must_link"] + summary["n_cannot_link"] == 20 * 19 // 2
+
+
+def test_fit_json_with_tuning_progress(work):
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
+               "--must-link", "must_idx.csv", "--n-neighbors", "4,5", "--gamma", "1",
+               "--proba", "--json", cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["summary"]["tuned"] == ["n_neighbors"]
+    assert doc["summary"]["n_candidates"] == 2
+    assert doc["summary"]["n_neighbors"] in (4, 5)
+    assert len(doc["assignments"]) == 200
+    assert [a["sample"] for a in doc["assignments"]] == work["ids"]
+    for a in doc["assignments"]:
+        assert a["proba_0"] + a["proba_1"] == pytest.approx(1.0)
+    events = [json.loads(line) for line in proc.stderr.strip().splitlines()]
+    assert all(e["event"] == "progress" for e in events)
+    assert any("solved 2/2 candidates" in e["message"] for e in events)
+
+
+def test_datasets_listing(tmp_path):
+    proc = cli("datasets", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    listing = json.loads(proc.stdout)
+    assert [d["name"] for d in listing] == list(DATASETS)
+    sonar = next(d for d in listing if d["name"] == "sonar")
+    assert (sonar["n_samples"], sonar["n_features"], sonar["n_classes"]) == (208, 60, 2)
+
+
+def test_malformed_file_in_a_real_process(work):
+    d = work["dir"]
+    (d / "ragged_real.csv").write_text("x,y\n1,2\n3\n")
+    proc = cli("fit", "ragged_real.csv", "-k", "2", cwd=d)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(
+        "smiclust fit: error: DATA: ragged_real.csv: line 3 has 1 field(s)")
+
+
+# ---------------------------------------------------------------------------
+# malformed inputs and fuzz: one driver process
+# ---------------------------------------------------------------------------
+
+DATA = ["--id-column", "sample"]
+FIT = ["fit", "moons.csv", "-k", "2", *DATA, *FIXED]
+
+#: name -> (files to write, argv, text the one-line error must contain)
+MALFORMED = {
+    "missing data file": ({}, ["fit", "nope.csv", "-k", "2"],
+                          "cannot read DATA 'nope.csv': No such file"),
+    "data is a directory": ({}, ["fit", ".", "-k", "2"], "cannot read DATA '.'"),
+    "ragged csv": ({"d.csv": "x,y\n1,2\n3,4\n5\n"}, ["fit", "d.csv", "-k", "2"],
+                   "d.csv: line 4 has 1 field(s); expected 2 like the header"),
+    "header mismatch": ({"d.csv": "x,y\n1,2,3\n4,5,6\n"}, ["fit", "d.csv", "-k", "2"],
+                        "line 2 has 3 field(s); expected 2 like the header (line 1)"),
+    "non-numeric cell": ({"d.csv": "x,y\n1,2\n3,four\n"}, ["fit", "d.csv", "-k", "2"],
+                         "line 3, column 2 ('y'): expected a number, got 'four'"),
+    "empty cell": ({"d.csv": "x,y\n1,2\n,4\n"}, ["fit", "d.csv", "-k", "2"],
+                   "line 3, column 1 ('x'): expected a number, got an empty cell"),
+    "non-finite cell": ({"d.csv": "1,2\n3,inf\n"}, ["fit", "d.csv", "-k", "2"],
+                        "line 2, column 2: expected a finite number, got 'inf'"),
+    "text ids without --id-column": ({}, ["fit", "moons.csv", "-k", "2"],
+                                     "column 2 ('sample'): expected a number"),
+    "unknown id column": ({}, ["fit", "moons.csv", "-k", "2", "--id-column", "id"],
+                          "unknown id column 'id'; the columns are 'x1'"),
+    "unknown column name": ({}, ["fit", "moons.csv", "-k", "2", *DATA, "--columns",
+                                 "x1,x3"], "unknown column 'x3'"),
+    "duplicate ids": ({"d.csv": "id,x\na,1\nb,2\na,3\n"},
+                      ["fit", "d.csv", "-k", "2", "--id-column", "id"],
+                      "line 4, column 1: duplicate id 'a'"),
+    "empty file": ({"d.csv": ""}, ["fit", "d.csv", "-k", "2"], "the file is empty"),
+    "header only": ({"d.csv": "x,y\n"}, ["fit", "d.csv", "-k", "2"], "no data rows"),
+    "not utf-8": ({"d.csv": b"x,y\n1,2\n\xff\xfe,3\n"}, ["fit", "d.csv", "-k", "2"],
+                  "line 3: not UTF-8 text"),
+    "bad quoting": ({"d.csv": 'x,y\n1,"2"x\n'}, ["fit", "d.csv", "-k", "2"],
+                    "line 2: malformed CSV"),
+    "corrupt npy": ({"d.npy": b"\x93NUMPY\x01\x00garbage"}, ["fit", "d.npy", "-k",
+                                                           "2"],
+                    "not a readable .npy file"),
+    "1-d npy": ({"d.npy": "NPY1D"}, ["fit", "d.npy", "-k", "2"],
+                "expected a 2-d array"),
+    "corrupt parquet": ({"d.parquet": b"PAR1\x00\x01garbagePAR1"},
+                        ["fit", "d.parquet", "-k", "2"], "not a readable Parquet"),
+    "link index out of range": ({"l.csv": "0,1\n2,500\n"},
+                                [*FIT, "--must-link", "l.csv"],
+                                "l.csv: line 2, column 2: row index 500 is out of "
+                                "range [0, 199] (the data has 200 rows)"),
+    "negative link index": ({"l.csv": "0,-3\n"}, [*FIT, "--cannot-link", "l.csv"],
+                            "row index -3 is out of range"),
+    "link line with three fields": ({"l.csv": "0,1,2\n"},
+                                    [*FIT, "--must-link", "l.csv"],
+                                    "line 1 has 3 field(s); expected 2"),
+    "unknown link id": ({"l.csv": "a,b\nm_nope,m_nada\nx,y\n"},
+                        [*FIT, "--must-link", "l.csv"],
+                        "line 2, column 1: 'm_nope' is not an id of the data"),
+    "link to itself": ({"l.csv": "3,3\n"}, [*FIT, "--must-link", "l.csv"],
+                       "line 1: links row 3 to itself"),
+    "duplicate link": ({"l.csv": "1,2\n2,1\n"}, [*FIT, "--must-link", "l.csv"],
+                       "line 2: repeats the link of line 1"),
+    "missing link file": ({}, [*FIT, "--must-link", "nope.csv"],
+                          "cannot read --must-link 'nope.csv'"),
+    "labels of wrong length": ({"lab.csv": "0\n1\n"}, [*FIT, "--labels", "lab.csv"],
+                               "2 lines of labels; expected one per data row (200)"),
+    "labels with unknown row": ({"lab.csv": "row,label\n0,a\n900,b\n"},
+                                [*FIT, "--labels", "lab.csv"],
+                                "row index 900 is out of range"),
+    "must and cannot on one pair": ({"l.csv": "0,1\n", "l2.csv": "1,0\n"},
+                                    [*FIT, "--must-link", "l.csv", "--cannot-link",
+                                     "l2.csv"],
+                                    "both a must-link and a cannot-link"),
+    "more clusters than rows": ({"d.csv": "1\n2\n3\n"},
+                                ["fit", "d.csv", "-k", "5"],
+                                "more clusters than DATA has rows"),
+    "n_neighbors too large": ({"d.csv": "1\n2\n3\n"},
+                              ["fit", "d.csv", "-k", "2", "--n-neighbors", "3"],
+                              "--n-neighbors must be smaller than the number of rows"),
+    "unknown plot format": ({}, [*FIT, "--plot", "p.xyz"], "unknown image format"),
+    "parquet to stdout": ({}, [*FIT, "--format", "parquet"], "needs --out FILE"),
+    "output directory missing": ({}, [*FIT, "--out", "nodir/out.csv"],
+                                 "does not exist"),
+    "predict: header mismatch": ({"p.csv": "x1,sample,x3\n0.1,q,0.2\n"},
+                                 ["predict", "model.joblib", "p.csv"],
+                                 "header mismatch: the feature columns are 'x1', "
+                                 "'x3'; the model was fitted on 'x1', 'x2'"),
+    "predict: wrong column count": ({"p.csv": "0.1,q,0.2,0.3\n"},
+                                    ["predict", "model.joblib", "p.csv",
+                                     "--id-column", "1"],
+                                    "3 feature column(s); the model was fitted on 2"),
+    "predict: model is garbage": ({"m.joblib": b"\x80\x04garbage\x00\xff" * 5},
+                                  ["predict", "m.joblib", "moons.csv"],
+                                  "not a model saved by 'smiclust fit --save'"),
+    "predict: model is another pickle": ({"m.joblib": "PICKLED_LIST"},
+                                         ["predict", "m.joblib", "moons.csv"],
+                                         "not a model saved by 'smiclust fit"),
+    "predict: missing model": ({}, ["predict", "nope.joblib", "moons.csv"],
+                               "cannot read MODEL 'nope.joblib'"),
+}
+
+
+def _materialise(content):
+    if content == "NPY1D":
+        buf = io.BytesIO()
+        np.save(buf, np.arange(5.0))
+        return buf.getvalue()
+    if content == "PICKLED_LIST":
+        import joblib
+
+        buf = io.BytesIO()
+        joblib.dump([1, 2, 3], buf)
+        return buf.getvalue()
+    return content.encode() if isinstance(content, str) else content
+
+
+FUZZ_ALPHABET = b"0123456789.,,,-+e\n\n\"; \tabrnx\r\x00"
+
+
+def _fuzz_cases(d, rng, n_cases=30):
+    """Random-byte, truncated and byte-flipped versions of valid input files."""
+    X, y = make_moons(40, noise=0.05, random_state=1)
+    good = {
+        "csv": ("id,a,b\n" + "".join(f"r{i},{a:.4f},{b:.4f}\n"
+                                     for i, (a, b) in enumerate(X))).encode(),
+        "links": ("a,b\n" + "".join(f"r{i},r{i + 1}\n" for i in range(0, 20, 2))
+                  ).encode(),
+        "labels": ("label\n" + "".join(f"{v if i % 4 == 0 else ''}\n"
+                                       for i, v in enumerate(y))).encode(),
+    }
+    buf = io.BytesIO()
+    np.save(buf, X)
+    good["npy"] = buf.getvalue()
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        buf = io.BytesIO()
+        pq.write_table(pa.table({"a": X[:, 0], "b": X[:, 1]}), buf)
+        good["parquet"] = buf.getvalue()
+    except ImportError:
+        pass
+    good["model"] = (d / "model.joblib").read_bytes()
+    (d / "fz_data.csv").write_bytes(good["csv"])
+    fixed = ["-k", "2", "--n-neighbors", "3", "--gamma", "1", "--eta", "1", "-q"]
+    kinds = sorted(good)
+    cases = []
+    for k in range(n_cases):
+        kind = kinds[k % len(kinds)]
+        base = good[kind]
+        text = kind in ("csv", "links", "labels")
+        mode = ("bytes", "text", "truncate", "flip")[rng.randint(4)]
+        if kind == "model" and mode == "flip":
+            mode = "truncate"  # a flipped pickle may build arbitrary objects
+        if mode == "bytes":
+            blob = rng.randint(0, 256, size=rng.randint(0, 300)).astype(np.uint8)
+            blob = blob.tobytes()
+        elif mode == "text":  # CSV-like characters in random order
+            blob = bytes(rng.choice(list(FUZZ_ALPHABET), size=rng.randint(0, 300)))
+        elif mode == "truncate":
+            blob = base[: rng.randint(0, len(base))]
+        else:
+            blob = bytearray(base)
+            for pos in rng.randint(0, len(blob), size=rng.randint(1, 6)):
+                blob[pos] = rng.choice(list(FUZZ_ALPHABET)) if text else \
+                    rng.randint(0, 256)
+            blob = bytes(blob)
+        suffix = {"csv": ".csv", "links": ".csv", "labels": ".csv", "npy": ".npy",
+                  "parquet": ".parquet", "model": ".joblib"}[kind]
+        name = f"fz_{k:02d}_{kind}_{mode}{suffix}"
+        (d / name).write_bytes(blob)
+        if kind in ("csv", "npy", "parquet"):
+            argv = ["fit", name, *fixed]
+            if kind == "csv" and mode in ("truncate", "flip"):
+                argv += ["--id-column", "id"]
+        elif kind == "links":
+            argv = ["fit", "fz_data.csv", "--id-column", "id", "--must-link", name,
+                    *fixed]
+        elif kind == "labels":
+            argv = ["fit", "fz_data.csv", "--id-column", "id", "--labels", name,
+                    *fixed]
+        else:
+            argv = ["predict", name, "moons.csv", "-q"]
+        cases.append((name, argv))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def driver_results(work, fitted):
+    assert fitted.returncode == 0, fitted.stderr
+    d = work["dir"] / "bad"
+    d.mkdir()
+    (d / "model.joblib").write_bytes((work["dir"] / "model.joblib").read_bytes())
+    (d / "moons.csv").write_bytes((work["dir"] / "moons.csv").read_bytes())
+    # each malformed case reads its files from its own sub-directory
+    argvs = []
+    for k, (files, argv, _) in enumerate(MALFORMED.values()):
+        sub = d / f"case{k:02d}"
+        sub.mkdir()
+        for fname, content in files.items():
+            (sub / fname).write_bytes(_materialise(content))
+        argvs.append([f"{sub.name}/{a}" if a in files else a for a in argv])
+    fuzz = _fuzz_cases(d, np.random.RandomState(20240601))
+    extra = {"datasets table": ["datasets"], "fit help": ["fit", "--help"]}
+    results = run_driver(argvs + [a for _, a in fuzz] + list(extra.values()), d)
+    n, m = len(argvs), len(fuzz)
+    return {
+        "malformed": dict(zip(MALFORMED, results[:n])),
+        "fuzz": list(zip([name for name, _ in fuzz], results[n:n + m])),
+        "extra": dict(zip(extra, results[n + m:])),
+    }
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_malformed_input_one_line_exit_2(driver_results, name):
+    result = driver_results["malformed"][name]
+    command = MALFORMED[name][1][0]
+    expected = MALFORMED[name][2]
+    assert result["traceback"] is None, result["traceback"]
+    assert result["rc"] == 2, result
+    assert result["stdout"] == ""
+    lines = result["stderr"].splitlines()
+    assert len(lines) == 1, result["stderr"]
+    assert lines[0].startswith(f"smiclust {command}: error: ")
+    assert expected in lines[0]
+    assert "Traceback" not in result["stderr"]
+
+
+def test_fuzz_random_and_truncated_files(driver_results):
+    outcomes = {0: 0, 2: 0}
+    for name, result in driver_results["fuzz"]:
+        assert result["traceback"] is None, (name, result["traceback"])
+        assert result["rc"] in (0, 2), (name, result)
+        assert "Traceback" not in result["stderr"]
+        lines = result["stderr"].splitlines()
+        command = "predict" if name.endswith(".joblib") else "fit"
+        # with --quiet: at most one-line warnings, and the error last
+        assert all(line.startswith(f"smiclust {command}: ") for line in lines), name
+        errors = [line for line in lines if line.startswith(
+            f"smiclust {command}: error: ")]
+        assert len(errors) == (1 if result["rc"] == 2 else 0), (name, lines)
+        if result["rc"] == 2:
+            assert lines[-1] == errors[0]
+        outcomes[result["rc"]] += 1
+    assert len(driver_results["fuzz"]) == 30
+    assert outcomes[2] > 0  # most mutations are rejected
+
+
+def test_datasets_table_and_fit_help(driver_results):
+    table = driver_results["extra"]["datasets table"]
+    assert table["rc"] == 0
+    for name in DATASETS:
+        assert name in table["stdout"]
+    help_text = driver_results["extra"]["fit help"]
+    assert help_text["rc"] == 0
+    assert "Without --out, the assignments go to stdout as CSV" in help_text["stdout"]
+    assert "--standardize" in help_text["stdout"]

@@ -1,0 +1,370 @@
+import io
+import json
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from smiclust.io import (
+    assignment_columns,
+    format_from_suffix,
+    read_labels,
+    read_links,
+    read_table,
+    write_assignments,
+)
+
+
+def write(tmp_path, name, content):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return str(path)
+
+
+# ---------------------------------------------------------------------------
+# read_table
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, content, kwargs, X, ids, names",
+    [
+        ("a.csv", "x,y\n1,2\n3,4\n", {}, [[1, 2], [3, 4]], None, ["x", "y"]),
+        ("a.csv", "1,2\n3,4\n", {}, [[1, 2], [3, 4]], None, None),
+        ("a.csv", "1,2\n\n3,4\n\n", {}, [[1, 2], [3, 4]], None, None),
+        ("a.csv", "id,x,y\na,1,2\nb,3,4\n", {"id_column": "id"}, [[1, 2], [3, 4]],
+         ["a", "b"], ["x", "y"]),
+        ("a.csv", "a,1,2\nb,3,4\n", {"id_column": 0}, [[1, 2], [3, 4]],
+         ["a", "b"], None),
+        ("a.csv", "a,1,2\nb,3,4\n", {"id_column": "0"}, [[1, 2], [3, 4]],
+         ["a", "b"], None),
+        ("a.csv", "x,id,y\n1,7,2\n3,8,4\n", {"id_column": "id"}, [[1, 2], [3, 4]],
+         ["7", "8"], ["x", "y"]),
+        ("a.csv", "x,y,z\n1,2,3\n4,5,6\n", {"columns": ["z", "x"]},
+         [[3, 1], [6, 4]], None, ["z", "x"]),
+        ("a.csv", "1,2\n3,4\n", {"header": False, "columns": [1]}, [[2], [4]], None,
+         None),
+        ("a.tsv", "x\ty\n1\t2\n3\t4\n", {}, [[1, 2], [3, 4]], None, ["x", "y"]),
+        ("a.txt", "1 2\n3   4\n", {}, [[1, 2], [3, 4]], None, None),
+        ("a.csv", "x;y\n1;2\n3;4\n", {}, [[1, 2], [3, 4]], None, ["x", "y"]),
+        ("a.csv", "\ufeffx,y\r\n1,2\r\n3,4\r\n", {}, [[1, 2], [3, 4]], None,
+         ["x", "y"]),
+        ("a.csv", '"id","x"\n"a, b", 1.5e0\n"c",-2\n', {"id_column": "id"},
+         [[1.5], [-2]], ["a, b", "c"], ["x"]),
+        ("a.csv", "1\n2\n", {}, [[1], [2]], None, None),
+        ("a.csv", "10,20\n1,2\n", {"header": True}, [[1, 2]], None, ["10", "20"]),
+    ],
+)
+def test_read_table_text(tmp_path, name, content, kwargs, X, ids, names):
+    path = write(tmp_path, name, content)
+    got_X, got_ids, got_names = read_table(path, **kwargs)
+    assert got_X.dtype == np.float64 and got_X.flags.c_contiguous
+    if X is not None:
+        assert_allclose(got_X, X)
+    assert got_names == names
+    if ids is None:
+        assert got_ids is None
+    else:
+        assert got_ids.tolist() == ids
+
+
+def test_read_table_header_row_is_not_data(tmp_path):
+    # a header is recognised with an id column of text too
+    path = write(tmp_path, "a.csv", "sample,x\ns1,0.5\ns2,0.7\n")
+    X, ids, names = read_table(path, id_column="sample")
+    assert X.shape == (2, 1) and names == ["x"]
+    # and not mistaken when the first data row has text ids
+    path = write(tmp_path, "b.csv", "s1,0.5\ns2,0.7\n")
+    X, ids, names = read_table(path, id_column=0)
+    assert X.shape == (2, 1) and names is None and ids.tolist() == ["s1", "s2"]
+
+
+def test_read_table_npy(tmp_path):
+    path = str(tmp_path / "a.npy")
+    arr = np.arange(12, dtype=np.int32).reshape(4, 3)
+    np.save(path, arr)
+    X, ids, names = read_table(path)
+    assert_array_equal(X, arr)
+    assert X.dtype == np.float64 and ids is None and names is None
+    X, _, _ = read_table(path, columns=[2, 0])
+    assert_array_equal(X, arr[:, [2, 0]])
+
+
+def test_read_table_parquet(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = str(tmp_path / "a.parquet")
+    pq.write_table(pa.table({"id": [10, 11, 12], "x": [1.0, 2.0, 3.0],
+                             "n": [1, 2, 3]}), path)
+    X, ids, names = read_table(path, id_column="id")
+    assert_array_equal(X, [[1, 1], [2, 2], [3, 3]])
+    assert ids.tolist() == ["10", "11", "12"] and names == ["x", "n"]
+
+
+def _npy_bytes(arr):
+    buf = io.BytesIO()
+    np.save(buf, arr)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "name, content, kwargs, match",
+    [
+        ("ragged.csv", "1,2\n3,4,5\n", {}, r"line 2 has 3 field\(s\); expected 2"),
+        ("hdr.csv", "x,y\n1,2,3\n", {}, r"line 2 has 3 .*like the header \(line 1\)"),
+        ("text.csv", "x,y\n1,2\n3,abc\n", {},
+         r"line 3, column 2 \('y'\): expected a number, got 'abc'"),
+        ("empty_cell.csv", "x,y\n1,\n", {}, r"line 2, column 2 .*an empty cell"),
+        ("nan.csv", "1,2\nnan,4\n", {}, r"line 2, column 1: expected a finite"),
+        ("inf.csv", "1,2\n3,inf\n", {}, r"line 2, column 2: expected a finite"),
+        ("ids.csv", "s1,1\ns2,2\n", {}, r"got 's1' \(if this column holds row ids"),
+        ("unk.csv", "x,y\n1,2\n", {"id_column": "id"},
+         r"unknown id column 'id'; the columns are 'x', 'y'"),
+        ("unk2.csv", "x,y\n1,2\n", {"columns": ["x", "q"]}, r"unknown column 'q'"),
+        ("nohdr.csv", "1,2\n3,4\n", {"id_column": "id"},
+         r"unknown id column 'id': the file has no header"),
+        ("range.csv", "1,2\n", {"id_column": 5}, r"id column 5 does not exist"),
+        ("dupid.csv", "a,1\nb,2\na,3\n", {"id_column": 0},
+         r"line 3, column 1: duplicate id 'a' \(also at line 1, column 1\)"),
+        ("emptyid.csv", "id,x\na,1\n,2\n", {"id_column": "id"},
+         r"line 3, column 1: empty id"),
+        ("dupname.csv", "x,x\n1,2\n", {}, r"duplicate column name 'x'"),
+        ("unnamed.csv", ",x\n0,1.5\n1,2.5\n", {}, r"without a name"),
+        ("idonly.csv", "id\na\nb\n", {"id_column": "id"}, r"no feature columns"),
+        ("idfeat.csv", "id,x\na,1\n", {"id_column": "id", "columns": ["id"]},
+         r"is the id column"),
+        ("empty.csv", "", {}, r"the file is empty"),
+        ("blank.csv", "\n\n  \n", {}, r"the file is empty"),
+        ("hdronly.csv", "x,y\n", {}, r"no data rows"),
+        ("latin1.csv", b"x,y\n1,2\n\xe9,3\n", {}, r"line 3: not UTF-8 text"),
+        ("quote.csv", 'x,y\n1,"2\n', {}, r"malformed CSV"),
+        ("quote2.csv", 'x,y\n1,"2"3\n', {}, r"line 2: malformed CSV"),
+        ("bad.npy", b"\x93NUMPY garbage", {}, r"not a readable \.npy file"),
+        ("trunc.npy", _npy_bytes(np.ones((5, 3)))[:-7], {},
+         r"not a readable \.npy file"),
+        ("oned.npy", _npy_bytes(np.ones(5)), {}, r"expected a 2-d array"),
+        ("str.npy", _npy_bytes(np.array([["a", "b"]])), {}, r"expected a numeric"),
+        ("nan.npy", _npy_bytes(np.array([[1.0, np.nan]])), {},
+         r"row 0, column 1 \(0-based\): expected a finite"),
+        ("ids.npy", _npy_bytes(np.ones((2, 2))), {"id_column": 0}, r"no id column"),
+        ("a.npz", b"PK\x03\x04", {}, r"npz archives are not supported"),
+        ("bad.parquet", b"PAR1 not really", {}, r"not a readable Parquet file"),
+    ],
+)
+def test_read_table_errors(tmp_path, name, content, kwargs, match):
+    path = write(tmp_path, name, content)
+    with pytest.raises(ValueError, match=match) as info:
+        read_table(path, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(path + ":")
+
+
+def test_read_table_parquet_errors(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = str(tmp_path / "s.parquet")
+    pq.write_table(pa.table({"x": [1.0, 2.0], "s": ["a", "b"]}), path)
+    with pytest.raises(ValueError, match="column 's' holds string; expected numbers"):
+        read_table(path)
+    pq.write_table(pa.table({"x": [1.0, None]}), path)
+    with pytest.raises(ValueError, match=r"row 1 \(0-based\), column 'x': missing"):
+        read_table(path)
+
+
+def test_read_table_missing_file_is_oserror(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_table(str(tmp_path / "nope.csv"))
+
+
+def test_read_table_bad_header_parameter(tmp_path):
+    path = write(tmp_path, "a.csv", "1\n")
+    with pytest.raises(ValueError, match="'header' parameter"):
+        read_table(path, header="yes")
+
+
+# ---------------------------------------------------------------------------
+# read_links
+# ---------------------------------------------------------------------------
+
+IDS = np.array(["a", "b", "c", "d"], dtype=object)
+
+
+@pytest.mark.parametrize(
+    "content, ids, expected",
+    [
+        ("0,1\n3,2\n", None, [[0, 1], [3, 2]]),
+        ("i,j\n0,1\n", None, [[0, 1]]),
+        ("a,b\nd,c\n", IDS, [[0, 1], [3, 2]]),
+        ("first,second\na,b\n", IDS, [[0, 1]]),
+        ("0,1\n2,3\n", IDS, [[0, 1], [2, 3]]),  # integers that are not ids
+        ("0\t3\n", None, [[0, 3]]),
+        ("1.0,2.0\n", None, [[1, 2]]),
+        ("", None, np.empty((0, 2))),
+        ("a,b\n", None, np.empty((0, 2))),  # a header alone
+    ],
+)
+def test_read_links(tmp_path, content, ids, expected):
+    path = write(tmp_path, "links.csv", content)
+    links = read_links(path, ids=ids, n_samples=4)
+    assert links.shape[1] == 2 and links.dtype == np.intp
+    assert_array_equal(links, np.asarray(expected).reshape(-1, 2))
+
+
+def test_read_links_ids_win_over_indices(tmp_path):
+    ids = np.array(["1", "2", "3"], dtype=object)
+    path = write(tmp_path, "links.csv", "1,2\n")
+    assert read_links(path, ids=ids, n_samples=3).tolist() == [[0, 1]]
+
+
+def test_read_links_npy(tmp_path):
+    path = str(tmp_path / "links.npy")
+    np.save(path, np.array([[0, 3], [1, 2]]))
+    assert read_links(path, n_samples=4).tolist() == [[0, 3], [1, 2]]
+    np.save(path, np.array([[0, 4]]))
+    with pytest.raises(ValueError, match="row index 4 is out of range"):
+        read_links(path, n_samples=4)
+
+
+@pytest.mark.parametrize(
+    "content, ids, match",
+    [
+        ("0,1\n2,9\n", None,
+         r"line 2, column 2: row index 9 is out of range \[0, 3\] \(the data has 4"),
+        ("0,-1\n", None, r"line 1, column 2: row index -1 is out of range"),
+        ("0,1\n0,x\n", None, r"line 2, column 2: expected a 0-based row index"),
+        ("0,1.5\n", None, r"expected a 0-based row index \(an integer\), got '1.5'"),
+        ("0,1,2\n", None, r"line 1 has 3 field\(s\); expected 2"),
+        ("0,1\n3\n", None, r"line 2 has 1 field\(s\); expected 2"),
+        ("0,\n", None, r"line 1, column 2: .*an empty cell"),
+        ("2,2\n", None, r"line 1: links row 2 to itself"),
+        ("0,1\n1,0\n", None, r"line 2: repeats the link of line 1"),
+        ("a,b\nb,z\n", IDS, r"line 2, column 2: 'z' is not an id of the data"),
+        ("a,b\nc,1\n", IDS, r"'1' is not an id .*all by id or all by index"),
+        ("a,b\n", None, None),  # a header, not an error
+    ],
+)
+def test_read_links_errors(tmp_path, content, ids, match):
+    path = write(tmp_path, "links.csv", content)
+    if match is None:
+        assert read_links(path, ids=ids, n_samples=4).shape == (0, 2)
+        return
+    with pytest.raises(ValueError, match=match) as info:
+        read_links(path, ids=ids, n_samples=4)
+    assert "\n" not in str(info.value) and str(info.value).startswith(path + ":")
+
+
+# ---------------------------------------------------------------------------
+# read_labels
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content, ids, expected",
+    [
+        ("0\n1\n-1\n0\n", None, [0, 1, -1, 0]),
+        ("label\n0\n1\n\n0\n", None, [0, 1, -1, 0]),
+        ("label\ncat\ndog\nNA\ncat\n", None, [0, 1, -1, 0]),
+        ("1.0\n\n2.0\n-1.0\n", None, [0, -1, 1, -1]),
+        ("0\n1\n\n\n", None, [0, 1, -1, -1]),  # trailing blank lines are labels
+        ("0\n1\n\n\n\n\n", None, [0, 1, -1, -1]),  # extra blank lines dropped
+        ("row,label\n3,x\n0,y\n", None, [0, -1, -1, 1]),  # codes in row order
+        ("label\n0\n1\n\n\n", None, [0, 1, -1, -1]),  # header by content
+        ("a,x\nd,x\n\n", IDS, [0, -1, -1, 0]),
+        ("id,label\nb,1\nc,\n", IDS, [-1, 0, -1, -1]),
+    ],
+)
+def test_read_labels(tmp_path, content, ids, expected):
+    path = write(tmp_path, "labels.csv", content)
+    labels = read_labels(path, ids=ids, n_samples=4)
+    assert labels.dtype == np.int64
+    assert_array_equal(labels, expected)
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("0\n1\n2\n", r"3 lines of labels; expected one per data row \(4\)"),
+        ("0\n1\n2\n3\n4\n5\n", r"6 lines of labels"),
+        ("0,1,2\n", r"line 1 has 3 fields; expected 1 .* or 2"),
+        ("0,a\n9,b\n", r"line 2, column 1: row index 9 is out of range"),
+        ("0,a\n0,b\n", r"line 2: labels row 0 again \(first on line 1\)"),
+        ("", r"the file is empty"),
+    ],
+)
+def test_read_labels_errors(tmp_path, content, match):
+    path = write(tmp_path, "labels.csv", content)
+    with pytest.raises(ValueError, match=match) as info:
+        read_labels(path, n_samples=4)
+    assert "\n" not in str(info.value)
+
+
+def test_read_labels_npy(tmp_path):
+    path = str(tmp_path / "y.npy")
+    np.save(path, np.array([3, -1, 3, 5]))
+    assert_array_equal(read_labels(path, n_samples=4), [0, -1, 0, 1])
+    with pytest.raises(ValueError, match="1-d array of 5 labels"):
+        read_labels(path, n_samples=5)
+
+
+# ---------------------------------------------------------------------------
+# write_assignments
+# ---------------------------------------------------------------------------
+
+
+def test_write_csv_roundtrip(tmp_path):
+    path = str(tmp_path / "out.csv")
+    proba = np.array([[0.25, 0.75], [1.0, 0.0], [1 / 3, 2 / 3]])
+    write_assignments(path, [1, 0, 1], proba, ["a", "b", "c"], id_name="sample")
+    lines = open(path).read().splitlines()
+    assert lines[0] == "sample,cluster,proba_0,proba_1"
+    assert lines[1] == "a,1,0.25,0.75"
+    back = np.loadtxt(path, delimiter=",", skiprows=1, usecols=(2, 3))
+    assert_array_equal(back, proba)  # floats written exactly
+
+
+def test_write_json_and_file_object(tmp_path):
+    path = str(tmp_path / "out.json")
+    write_assignments(path, np.array([0, 1]))
+    assert json.load(open(path)) == [{"cluster": 0}, {"cluster": 1}]
+    buf = io.StringIO()
+    write_assignments(buf, [2, 0], ids=["x", "y"], format="json")
+    assert json.loads(buf.getvalue()) == [{"id": "x", "cluster": 2},
+                                          {"id": "y", "cluster": 0}]
+    buf = io.StringIO()
+    write_assignments(buf, [2, 0])
+    assert buf.getvalue() == "cluster\n2\n0\n"
+
+
+def test_write_parquet(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = str(tmp_path / "out.parquet")
+    write_assignments(path, [0, 1], [[0.9, 0.1], [0.2, 0.8]], ["a", "b"])
+    table = pq.read_table(path).to_pydict()
+    assert table == {"id": ["a", "b"], "cluster": [0, 1], "proba_0": [0.9, 0.2],
+                     "proba_1": [0.1, 0.8]}
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"format": "xml"}, "'format' parameter"),
+        ({"ids": ["a"]}, "one entry per label"),
+        ({"proba": np.ones((3, 2))}, r"proba must have shape \(2, n_clusters\)"),
+    ],
+)
+def test_write_errors(tmp_path, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        write_assignments(str(tmp_path / "o.csv"), [0, 1], **kwargs)
+
+
+def test_format_from_suffix_and_columns():
+    assert format_from_suffix("a.JSON") == "json"
+    assert format_from_suffix("a.pq") == "parquet"
+    assert format_from_suffix("a.tsv") == "csv"
+    assert format_from_suffix(None) == "csv"
+    cols = assignment_columns(np.array([1]), np.array([[0.5, 0.5]]))
+    assert cols == {"cluster": [1], "proba_0": [0.5], "proba_1": [0.5]}

@@ -1,0 +1,163 @@
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from smiclust import SMIClustering
+from smiclust.plotting import embedding_2d, plot_embedding
+
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture
+def ax():
+    from matplotlib.figure import Figure
+
+    return Figure().add_subplot()
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.RandomState(0)
+    centers = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0]])
+    y = np.repeat(np.arange(3), 20)
+    X = centers[y] + rng.normal(scale=0.5, size=(60, 2))
+    must = np.array([[0, 1], [20, 21]])
+    cannot = np.array([[0, 20], [0, 40], [20, 40]])
+    model = SMIClustering(3, n_neighbors=5, gamma=1.0, eta=0.0, random_state=0)
+    model.fit(X, must_link=must, cannot_link=cannot)
+    return model, X, must, cannot
+
+
+def _line_collections(ax):
+    from matplotlib.collections import LineCollection
+
+    return [c for c in ax.collections if isinstance(c, LineCollection)]
+
+
+def test_model_drawn_in_leading_eigenvectors(fitted, ax):
+    model, X, must, cannot = fitted
+    out = plot_embedding(model, must_link=must, cannot_link=cannot, ax=ax)
+    assert out is ax
+    assert ax.get_xlabel() == "leading eigenvector 1"
+    points = np.concatenate([c.get_offsets() for c in ax.collections
+                             if c not in _line_collections(ax)])
+    assert points.shape == (60, 2)
+    expected = model.eigenvectors_[:, :2]
+    order = np.lexsort(points.T)
+    assert_allclose(points[order], expected[np.lexsort(expected.T)])
+
+
+def test_links_style_and_legend(fitted, ax):
+    import matplotlib.colors as mcolors
+
+    model, X, must, cannot = fitted
+    plot_embedding(model, must_link=must, cannot_link=cannot, ax=ax)
+    lines = _line_collections(ax)
+    assert len(lines) == 2
+    must_lc, cannot_lc = lines
+    assert len(must_lc.get_segments()) == 2 and len(cannot_lc.get_segments()) == 3
+    green, red = (mcolors.to_rgb(lc.get_edgecolor()[0]) for lc in lines)
+    assert green[1] > max(green[0], green[2]) and red[0] > max(red[1], red[2])
+    assert must_lc.get_linestyle()[0][1] is None  # solid
+    assert cannot_lc.get_linestyle()[0][1] is not None  # dashed
+    assert max(must_lc.get_linewidths()) <= 1.0  # thin
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[:3] == ["cluster 0 (n=20)", "cluster 1 (n=20)", "cluster 2 (n=20)"]
+    assert texts[3:] == ["must-link (2)", "cannot-link (3)"]
+    # links under the points, one distinct colour per cluster
+    scatters = [c for c in ax.collections if c not in lines]
+    assert all(lc.get_zorder() < s.get_zorder() for lc in lines for s in scatters)
+    colours = {tuple(np.round(s.get_facecolor()[0], 3)) for s in scatters}
+    assert len(colours) == 3
+
+
+def test_pca_of_array_and_given_coordinates(fitted, ax):
+    model, X, _, _ = fitted
+    X3 = np.column_stack([X, np.zeros(len(X))])
+    plot_embedding(X3, model.labels_, ax=ax)
+    assert ax.get_xlabel().startswith("PC 1")
+    Z, names = embedding_2d(X)
+    assert_allclose(Z, X) and names == ("dimension 1", "dimension 2")
+    Z, names = embedding_2d(X, method="pca")
+    assert names[0].startswith("PC 1")
+    assert_allclose(np.abs(np.corrcoef(Z.T)[0, 1]), 0, atol=1e-10)
+    Z, names = embedding_2d(model, method="pca")
+    assert Z.shape == (60, 2) and names[0].startswith("PC 1")
+    Z, _ = embedding_2d(X[:, :1])
+    assert_allclose(Z[:, 1], 0)
+
+
+def test_single_cluster_model_uses_pca(ax):
+    X = np.random.RandomState(0).normal(size=(30, 3))
+    model = SMIClustering(1, n_neighbors=4, gamma=0.0, eta=0.0,
+                          random_state=0).fit(X)
+    plot_embedding(model, ax=ax)
+    assert ax.get_xlabel().startswith("PC 1")
+    with pytest.raises(ValueError, match="n_clusters >= 2"):
+        embedding_2d(model, method="eigenvectors")
+
+
+def test_many_links_are_subsampled_and_unassigned_grey(ax):
+    rng = np.random.RandomState(0)
+    Z = rng.normal(size=(100, 2))
+    labels = np.repeat([0, 1, -1, 2], 25)
+    i, j = np.triu_indices(100, k=1)
+    must = np.column_stack([i, j])[:3000]
+    plot_embedding(Z, labels, must_link=must, max_links=500, ax=ax)
+    (lc,) = _line_collections(ax)
+    assert len(lc.get_segments()) == 500
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "must-link (3000, 500 shown)" in texts
+    assert "no cluster (n=25)" in texts
+
+
+def test_many_clusters_legend_stays_small(ax):
+    Z = np.random.RandomState(0).normal(size=(80, 2))
+    plot_embedding(Z, np.arange(80) % 40, ax=ax)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == ["40 clusters"]
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        ((np.zeros((5, 2)), np.zeros(4, int)), {}, r"labels must have shape \(5,\)"),
+        ((np.zeros((5, 2)),), {}, "labels are required"),
+        ((np.zeros((5, 2)), np.zeros(5, int)), {"must_link": [[0, 5]]},
+         r"indices in \[0, 4\]"),
+        ((np.zeros((5, 2)), np.zeros(5, int)), {"cannot_link": [[0.0, 1.0]]},
+         "integer array"),
+        ((np.zeros((5, 2)), np.zeros(5, int)), {"method": "eigenvectors"},
+         "needs a fitted model"),
+        ((np.zeros((5, 2)), np.zeros(5, int)), {"method": "tsne"}, "'method'"),
+        ((np.zeros(5), np.zeros(5, int)), {}, "2-d array"),
+    ],
+)
+def test_errors(ax, args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        plot_embedding(*args, ax=ax, **kwargs)
+
+
+def test_default_axes_is_current_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure()
+    try:
+        ax = plot_embedding(np.zeros((3, 2)), [0, 1, 1])
+        assert ax is plt.gca()
+    finally:
+        plt.close(fig)
+
+
+def test_import_does_not_import_matplotlib():
+    code = ("import sys, smiclust.plotting, smiclust.io; "
+            "print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "False"
