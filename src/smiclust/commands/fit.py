@@ -36,10 +36,12 @@ output:
   "assignments" with --out). --quiet silences progress and summary.
 
 parameters:
-  'auto' (default) chooses n_neighbors in 1..10 and gamma, eta in
-  {0, 0.1, 0.3, 1, 3, 10} by the 3SMIC criterion (LSMI, then violated links);
-  that solves hundreds of candidates and can take minutes. Fixed values, or
-  short comma-separated lists, are much faster.
+  'auto' (default) chooses n_neighbors in 1..10, and gamma and eta from the
+  grids of smiclust.model_selection (DEFAULT_GAMMAS, DEFAULT_ETAS), by the
+  3SMIC criterion (LSMI, then violated links); that solves up to hundreds of
+  candidates and can take minutes. Fixed values, or short comma-separated
+  lists, are much faster. gamma matters only with must-links, eta only with
+  cannot-links and N = 2; the summary's "tuned" lists what was searched.
 
 exit status: 0 on success, 2 on bad input (one line on stderr), 1 when the
   solver fails.
