@@ -64,10 +64,12 @@ def test_pairs_from_labels_all_pairs():
     y = np.array([0, -1, 0, 1, 1, -1])
     must, cannot = pairs_from_labels(y)
     labelled = [0, 2, 3, 4]
-    expected_must = {(a, b) for a in labelled for b in labelled
-                     if a < b and y[a] == y[b]}
-    expected_cannot = {(a, b) for a in labelled for b in labelled
-                       if a < b and y[a] != y[b]}
+    expected_must = {
+        (a, b) for a in labelled for b in labelled if a < b and y[a] == y[b]
+    }
+    expected_cannot = {
+        (a, b) for a in labelled for b in labelled if a < b and y[a] != y[b]
+    }
     assert set(map(tuple, must.tolist())) == expected_must
     assert set(map(tuple, cannot.tolist())) == expected_cannot
     with pytest.raises(ValueError, match="expected 5, got 6"):

@@ -7,9 +7,7 @@ from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
 
 from smiclust import SMIClustering, sample_links, smi_clustering
-from smiclust._solver import solve_smic
 from smiclust.constraints import count_violations
-from smiclust.kernels import local_scaling_kernel
 
 
 def test_fixed_parameters_equal_solver(blobs3):
@@ -28,8 +26,9 @@ def test_fixed_parameters_equal_solver(blobs3):
 def test_auto_tuning_records_every_candidate(blobs3):
     X, y = blobs3
     must, cannot = sample_links(y, 30, random_state=1)
-    model = SMIClustering(3, n_neighbors=[2, 5, 8], gamma=[0.0, 1.0],
-                          random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    model = SMIClustering(
+        3, n_neighbors=[2, 5, 8], gamma=[0.0, 1.0], random_state=0
+    ).fit(X, must_link=must, cannot_link=cannot)
     res = model.tuning_results_
     # eta is fixed at 0 for more than two clusters: 3 t x 2 gamma candidates
     assert len(res["param_n_neighbors"]) == 6
@@ -38,7 +37,9 @@ def test_auto_tuning_records_every_candidate(blobs3):
     assert res["rank"][best] == 1
     assert res["criterion"][best] == res["criterion"].max()
     assert (model.n_neighbors_, model.gamma_) == (
-        res["param_n_neighbors"][best], res["param_gamma"][best])
+        res["param_n_neighbors"][best],
+        res["param_gamma"][best],
+    )
     assert model.lsmi_ == res["lsmi"][best]
     # the criterion is the paper's formula over the recorded values
     nv = res["n_violations"]
@@ -62,7 +63,8 @@ def test_same_random_state_same_result_with_parallel_jobs(blobs3):
     must, cannot = sample_links(y, 30, random_state=2)
     a = SMIClustering(3, random_state=7).fit(X, must_link=must, cannot_link=cannot)
     b = SMIClustering(3, random_state=7, n_jobs=2).fit(
-        X, must_link=must, cannot_link=cannot)
+        X, must_link=must, cannot_link=cannot
+    )
     assert_array_equal(a.labels_, b.labels_)
     for key in a.tuning_results_:
         if key != "solve_seconds":
@@ -73,11 +75,9 @@ def test_two_moons_links_flip_the_answer():
     X, y = make_moons(n_samples=300, noise=0.06, random_state=0)
     base = SMIClustering(2, n_neighbors=1, random_state=0).fit(X)
     must, cannot = sample_links(y, 200, random_state=0)
-    linked = SMIClustering(2, random_state=0).fit(X, must_link=must,
-                                                   cannot_link=cannot)
+    linked = SMIClustering(2, random_state=0).fit(X, must_link=must, cannot_link=cannot)
     assert adjusted_rand_score(y, linked.labels_) >= 0.9
-    assert adjusted_rand_score(y, linked.labels_) > adjusted_rand_score(
-        y, base.labels_)
+    assert adjusted_rand_score(y, linked.labels_) > adjusted_rand_score(y, base.labels_)
 
 
 def test_predict_on_training_points_and_new_points(blobs3):
@@ -102,7 +102,8 @@ def test_predict_reproduces_fitted_responses_with_links(blobs3):
     X, y = blobs3
     must, cannot = sample_links(y, 50, random_state=3)
     model = SMIClustering(3, n_neighbors=5, gamma=2.0, random_state=0).fit(
-        X, must_link=must, cannot_link=cannot)
+        X, must_link=must, cannot_link=cannot
+    )
     responses = model.affinity_matrix_ @ model.dual_coef_
     assert_allclose(responses, model.eigenvectors_, atol=1e-8)
 
@@ -119,7 +120,8 @@ def test_inputs_not_modified_and_pickle(blobs3):
     must, cannot = sample_links(y, 30, random_state=4)
     X0, must0, cannot0 = X.copy(), must.copy(), cannot.copy()
     model = SMIClustering(3, n_neighbors=[3, 6], random_state=0).fit(
-        X, must_link=must, cannot_link=cannot)
+        X, must_link=must, cannot_link=cannot
+    )
     assert_array_equal(X, X0)
     assert_array_equal(must, must0)
     assert_array_equal(cannot, cannot0)
@@ -131,10 +133,12 @@ def test_dense_solver_same_labels(blobs3):
     X, y = blobs3
     must, cannot = sample_links(y, 30, random_state=5)
     kw = dict(n_neighbors=6, gamma=1.0, random_state=0)
-    a = SMIClustering(3, eigen_solver="arpack", **kw).fit(X, must_link=must,
-                                                          cannot_link=cannot)
-    b = SMIClustering(3, eigen_solver="dense", **kw).fit(X, must_link=must,
-                                                         cannot_link=cannot)
+    a = SMIClustering(3, eigen_solver="arpack", **kw).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    b = SMIClustering(3, eigen_solver="dense", **kw).fit(
+        X, must_link=must, cannot_link=cannot
+    )
     assert adjusted_rand_score(a.labels_, b.labels_) == 1.0
     assert_allclose(np.sort(a.eigenvalues_), np.sort(b.eigenvalues_), rtol=1e-8)
 
@@ -143,7 +147,8 @@ def test_eta_ignored_for_more_than_two_clusters_warns(blobs3):
     X, y = blobs3
     with pytest.warns(UserWarning, match="eta=1.0 is ignored"):
         model = SMIClustering(3, n_neighbors=5, gamma=1.0, eta=1.0).fit(
-            X, cannot_link=[[0, 40]])
+            X, cannot_link=[[0, 40]]
+        )
     assert model.eta_ == 0.0
 
 

@@ -6,9 +6,9 @@ from scipy.spatial.distance import cdist
 
 from smiclust import local_scaling_kernel
 from smiclust.kernels import (
+    local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
-    local_scales,
     nearest_neighbors,
 )
 
@@ -27,7 +27,7 @@ def brute_force_kernel(X, t):
     for i in range(n):
         for j in range(n):
             if i != j and (j in neighbors[i] or i in neighbors[j]):
-                K[i, j] = np.exp(-D[i, j] ** 2 / (2 * sigma[i] * sigma[j]))
+                K[i, j] = np.exp(-(D[i, j] ** 2) / (2 * sigma[i] * sigma[j]))
     return K
 
 
@@ -102,7 +102,7 @@ def test_cross_kernel_matches_union_rule():
         s_new = D[a, order[t - 1]]
         for i in range(len(X)):
             inside = D[a, i] <= s_new or D[a, i] <= sigma[i]
-            expected = np.exp(-D[a, i] ** 2 / (2 * s_new * sigma[i])) if inside else 0
+            expected = np.exp(-(D[a, i] ** 2) / (2 * s_new * sigma[i])) if inside else 0
             assert K[a, i] == pytest.approx(expected, abs=1e-12)
 
 
@@ -113,6 +113,7 @@ def test_approximate_neighbors_close_to_exact():
     approx = nearest_neighbors(X, 5, algorithm="approximate", random_state=0)
     assert approx.indices.shape == exact.indices.shape
     assert not np.any(approx.indices == np.arange(300)[:, None])
-    recall = np.mean([len(set(a) & set(b)) / 5 for a, b in
-                      zip(approx.indices, exact.indices)])
+    recall = np.mean(
+        [len(set(a) & set(b)) / 5 for a, b in zip(approx.indices, exact.indices)]
+    )
     assert recall > 0.95

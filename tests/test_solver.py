@@ -49,14 +49,24 @@ def dense_reference(K, must, cannot, c, gamma, eta):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("gamma, eta, c", [(0.0, 0.0, 3), (1.0, 0.0, 3),
-                                           (0.3, 2.0, 2), (5.0, 0.5, 2)])
+@pytest.mark.parametrize(
+    "gamma, eta, c", [(0.0, 0.0, 3), (1.0, 0.0, 3), (0.3, 2.0, 2), (5.0, 0.5, 2)]
+)
 @pytest.mark.parametrize("solver", ["arpack", "lobpcg"])
 def test_fast_path_matches_dense_reference(seed, gamma, eta, c, solver):
     X, y, must, cannot = _problem(seed, c=c)
     K = local_scaling_kernel(X, 5)
-    sol = solve_smic(K, must, cannot, c, gamma, eta, eigen_solver=solver,
-                     random_state=seed, tol=1e-10 if solver == "lobpcg" else 0.0)
+    sol = solve_smic(
+        K,
+        must,
+        cannot,
+        c,
+        gamma,
+        eta,
+        eigen_solver=solver,
+        random_state=seed,
+        tol=1e-10 if solver == "lobpcg" else 0.0,
+    )
     vals, signed, labels = dense_reference(K, must, cannot, c, gamma, eta)
     # clusters may be renumbered (non-empty first); undo it through the eigenvalues
     order = np.argsort(-sol.eigenvalues, kind="stable")
@@ -106,8 +116,12 @@ def test_without_links_eigenvectors_are_those_of_K():
     order = np.argsort(-sol.eigenvalues)
     assert_allclose(np.sqrt(sol.eigenvalues[order] / 2), w[::-1][:3], rtol=1e-8)
     # the paper's out-of-sample coefficients: beta = phi / lambda(K)
-    assert_allclose(sol.dual_coef, sol.eigenvectors / np.sqrt(sol.eigenvalues / 2),
-                    rtol=1e-6, atol=1e-10)
+    assert_allclose(
+        sol.dual_coef,
+        sol.eigenvectors / np.sqrt(sol.eigenvalues / 2),
+        rtol=1e-6,
+        atol=1e-10,
+    )
 
 
 def test_dual_coef_reproduces_fitted_vectors():
@@ -155,8 +169,9 @@ def test_arpack_non_convergence_falls_back(monkeypatch):
     X, y, must, cannot = _problem(8)
     K = local_scaling_kernel(X, 5)
     with pytest.warns(ConvergenceWarning, match="falling back to LOBPCG"):
-        sol = solve_smic(K, must, cannot, 3, 1.0, 0.0, eigen_solver="arpack",
-                         random_state=0)
+        sol = solve_smic(
+            K, must, cannot, 3, 1.0, 0.0, eigen_solver="arpack", random_state=0
+        )
     vals, _, labels = dense_reference(K, must, cannot, 3, 1.0, 0.0)
     assert_allclose(np.sort(sol.eigenvalues)[::-1], vals, rtol=1e-5)
 
@@ -164,6 +179,7 @@ def test_arpack_non_convergence_falls_back(monkeypatch):
 def test_leading_eigenvectors_bounded_iterations_warn():
     A = sp.diags(np.linspace(1.0, 1.0 + 1e-9, 300))  # nearly degenerate spectrum
     with pytest.warns(ConvergenceWarning):
-        vals, vecs = leading_eigenvectors(A, 5, eigen_solver="lobpcg", max_iter=2,
-                                          tol=1e-15, random_state=0)
+        vals, vecs = leading_eigenvectors(
+            A, 5, eigen_solver="lobpcg", max_iter=2, tol=1e-15, random_state=0
+        )
     assert vecs.shape == (300, 5) and np.all(np.isfinite(vecs))

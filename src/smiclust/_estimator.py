@@ -13,9 +13,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._solver import cluster_scores, solve_smic
 from .constraints import check_constraints, link_matrix
 from .kernels import (
+    local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
-    local_scales,
     nearest_neighbors,
 )
 from .lsmi import LSMIDesign
@@ -28,8 +28,8 @@ from .model_selection import (
 )
 from .utils._checks import check_n_clusters, check_numeric
 from .utils._validation import (
-    Interval,
     IntegerGrid,
+    Interval,
     Options,
     RealGrid,
     check_random_state_param,
@@ -288,22 +288,40 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         neighbor_seed = rng.randint(_SEED_MAX)
 
         graph = nearest_neighbors(
-            X, max(t_grid), algorithm=self.neighbor_algorithm, n_jobs=self.n_jobs,
+            X,
+            max(t_grid),
+            algorithm=self.neighbor_algorithm,
+            n_jobs=self.n_jobs,
             random_state=neighbor_seed,
         )
         candidates = candidate_grid(
-            t_grid, gamma_grid, eta_grid, n_must=len(must), n_cannot=len(cannot),
+            t_grid,
+            gamma_grid,
+            eta_grid,
+            n_must=len(must),
+            n_cannot=len(cannot),
             n_clusters=c,
         )
         if len(candidates) > 1:
             design = LSMIDesign(
-                X, n_centers=self.lsmi_n_centers, n_folds=min(self.lsmi_n_folds, n),
+                X,
+                n_centers=self.lsmi_n_centers,
+                n_folds=min(self.lsmi_n_folds, n),
                 random_state=lsmi_seed,
             )
             search = search_parameters(
-                graph, must, cannot, c, candidates, design, solver_seed=solver_seed,
-                eigen_solver=self.eigen_solver, tol=self.tol, max_iter=self.max_iter,
-                n_jobs=self.n_jobs, verbose=self.verbose,
+                graph,
+                must,
+                cannot,
+                c,
+                candidates,
+                design,
+                solver_seed=solver_seed,
+                eigen_solver=self.eigen_solver,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                n_jobs=self.n_jobs,
+                verbose=self.verbose,
             )
             t, gamma, eta = search.best_params
             self.tuning_results_ = search.results
@@ -317,8 +335,16 @@ class SMIClustering(ClusterMixin, BaseEstimator):
 
         K = local_scaling_kernel_from_neighbors(graph, t)
         solution = solve_smic(
-            K, must, cannot, c, gamma, eta, eigen_solver=self.eigen_solver,
-            random_state=solver_seed, tol=self.tol, max_iter=self.max_iter,
+            K,
+            must,
+            cannot,
+            c,
+            gamma,
+            eta,
+            eigen_solver=self.eigen_solver,
+            random_state=solver_seed,
+            tol=self.tol,
+            max_iter=self.max_iter,
         )
         from ._solver import modified_kernel
 
@@ -340,8 +366,9 @@ class SMIClustering(ClusterMixin, BaseEstimator):
             + np.count_nonzero(self.labels_[cannot[:, 0]] == self.labels_[cannot[:, 1]])
         )
         if self.tuning_results_ is None:
-            self.tuning_results_ = _single_row(t, gamma, eta, self.n_violations_,
-                                               np.unique(self.labels_).size)
+            self.tuning_results_ = _single_row(
+                t, gamma, eta, self.n_violations_, np.unique(self.labels_).size
+            )
         self.local_scales_ = local_scales(graph, t)
         self._fit_X = X
         return self
@@ -377,8 +404,9 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        Kx = local_scaling_cross_kernel(X, self._fit_X, self.local_scales_,
-                                        self.n_neighbors_)
+        Kx = local_scaling_cross_kernel(
+            X, self._fit_X, self.local_scales_, self.n_neighbors_
+        )
         return np.asarray(Kx @ self.dual_coef_)
 
     def predict(self, X):

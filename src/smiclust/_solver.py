@@ -144,15 +144,21 @@ def dense_smic_matrix(K_mod, must_link, cannot_link, gamma, eta):
     for i, j in np.asarray(cannot_link).reshape(-1, 2):
         C[i, j] = C[j, i] = 1.0
     middle = (
-        2 * np.eye(n) + 2 * gamma * M + gamma**2 * M @ M - 2 * eta * C
-        + eta**2 * C @ C
+        2 * np.eye(n) + 2 * gamma * M + gamma**2 * M @ M - 2 * eta * C + eta**2 * C @ C
     )
     return Kd @ middle @ Kd
 
 
-def leading_eigenvectors(operator, n_components, *, eigen_solver="auto",
-                         random_state=None, tol=0.0, max_iter=None,
-                         warm_start=None):
+def leading_eigenvectors(
+    operator,
+    n_components,
+    *,
+    eigen_solver="auto",
+    random_state=None,
+    tol=0.0,
+    max_iter=None,
+    warm_start=None,
+):
     """Leading eigenpairs of a symmetric positive semi-definite operator.
 
     Parameters
@@ -250,8 +256,11 @@ def _lobpcg(operator, X0, tol, max_iter):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         vals, vecs = lobpcg(operator, X0, largest=True, tol=tol_, maxiter=maxiter)
-    if any("not reaching the requested tolerance" in str(w.message)
-           or "did not converge" in str(w.message) for w in caught):
+    if any(
+        "not reaching the requested tolerance" in str(w.message)
+        or "did not converge" in str(w.message)
+        for w in caught
+    ):
         warnings.warn(
             f"LOBPCG did not reach the requested tolerance in {maxiter} iterations; "
             "returning its current estimate of the leading eigenvectors.",
@@ -348,9 +357,21 @@ class SMICSolution:
     n_operator_applications: int = 0
 
 
-def solve_smic(K, must_link, cannot_link, n_clusters, gamma, eta, *,
-               eigen_solver="auto", random_state=None, tol=0.0, max_iter=None,
-               K_mod=None, warm_start=None):
+def solve_smic(
+    K,
+    must_link,
+    cannot_link,
+    n_clusters,
+    gamma,
+    eta,
+    *,
+    eigen_solver="auto",
+    random_state=None,
+    tol=0.0,
+    max_iter=None,
+    K_mod=None,
+    warm_start=None,
+):
     """Solve SMIC (no links) or 3SMIC for fixed parameters.
 
     ``warm_start`` is passed to :func:`leading_eigenvectors`.
@@ -370,8 +391,13 @@ def solve_smic(K, must_link, cannot_link, n_clusters, gamma, eta, *,
         K_mod, link_matrix(must_link, n), link_matrix(cannot_link, n), gamma, eta
     )
     vals, vecs = leading_eigenvectors(
-        op, n_clusters, eigen_solver=eigen_solver, random_state=random_state,
-        tol=tol, max_iter=max_iter, warm_start=warm_start,
+        op,
+        n_clusters,
+        eigen_solver=eigen_solver,
+        random_state=random_state,
+        tol=tol,
+        max_iter=max_iter,
+        warm_start=warm_start,
     )
     signed = fix_signs(vecs)
     # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U) get beta 0

@@ -25,7 +25,9 @@ def build_parser():
     )
     from . import __version__
 
-    parser.add_argument("--version", action="version", version=f"smiclust {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"smiclust {__version__}"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in COMMANDS.items():

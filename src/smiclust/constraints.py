@@ -146,9 +146,10 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
     if len(must) and len(cannot):
         both = _common_rows(must, cannot)
         if len(both):
+            first = tuple(int(v) for v in both[0])
             raise ValueError(
                 f"A pair cannot be both a must-link and a cannot-link in {owner}; "
-                f"{len(both)} pair(s) are, the first is {tuple(int(v) for v in both[0])}."
+                f"{len(both)} pair(s) are, the first is {first}."
             )
         n_comp, comp = connected_components(
             link_matrix(must, n_samples), directed=False

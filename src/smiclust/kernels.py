@@ -67,8 +67,9 @@ def _resolve_algorithm(algorithm, n_samples):
     return "approximate"
 
 
-def nearest_neighbors(X, n_neighbors, *, algorithm="auto", n_jobs=None,
-                      random_state=None):
+def nearest_neighbors(
+    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None
+):
     """Search the ``n_neighbors`` nearest other samples of every sample.
 
     Prior validation of ``X`` (finite 2-d float array) and of ``n_neighbors``
@@ -225,8 +226,9 @@ def local_scaling_kernel_from_neighbors(graph, n_neighbors):
     return K.tocsr()
 
 
-def local_scaling_kernel(X, n_neighbors, *, algorithm="auto", n_jobs=None,
-                         random_state=None):
+def local_scaling_kernel(
+    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None
+):
     """Sparse local-scaling kNN kernel of the 3SMIC experiments.
 
     See :func:`local_scaling_kernel_from_neighbors` for the formula.
@@ -261,7 +263,7 @@ def local_scaling_kernel(X, n_neighbors, *, algorithm="auto", n_jobs=None,
            [0.607, 0.607, 1.   , 0.   ],
            [0.   , 0.   , 0.   , 1.   ]])
     """
-    from .utils._checks import check_samples, check_n_neighbors
+    from .utils._checks import check_n_neighbors, check_samples
 
     X = check_samples(X, owner="local_scaling_kernel", min_samples=2)
     t = check_n_neighbors(n_neighbors, X.shape[0], owner="local_scaling_kernel")
@@ -271,8 +273,9 @@ def local_scaling_kernel(X, n_neighbors, *, algorithm="auto", n_jobs=None,
     return local_scaling_kernel_from_neighbors(graph, t)
 
 
-def local_scaling_cross_kernel(X_new, X_fit, sigma_fit, n_neighbors, *,
-                               working_memory=None):
+def local_scaling_cross_kernel(
+    X_new, X_fit, sigma_fit, n_neighbors, *, working_memory=None
+):
     r"""Local-scaling kernel between new samples and the fitted samples.
 
     A new sample :math:`x'` is treated as if it were added to the fitted set:

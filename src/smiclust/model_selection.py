@@ -51,8 +51,9 @@ DEFAULT_GAMMAS = (0.0, 0.1, 1.0, 10.0)
 DEFAULT_ETAS = (0.0, 0.1, 1.0, 10.0)
 
 
-def candidate_grid(n_neighbors_grid, gamma_grid, eta_grid, *, n_must, n_cannot,
-                   n_clusters):
+def candidate_grid(
+    n_neighbors_grid, gamma_grid, eta_grid, *, n_must, n_cannot, n_clusters
+):
     """All candidate ``(t, gamma, eta)`` in search order.
 
     Parameters that cannot change the solution are not searched: ``gamma`` and
@@ -88,8 +89,11 @@ def selection_criterion(lsmi, n_violations):
     nv = np.asarray(n_violations, dtype=np.float64)
     finite = np.where(np.isfinite(lsmi), lsmi, -np.inf)
     top = finite.max()
-    denom = top if top > 0 else max(np.abs(lsmi[np.isfinite(lsmi)]).max(initial=0.0),
-                                    np.finfo(float).tiny)
+    denom = (
+        top
+        if top > 0
+        else max(np.abs(lsmi[np.isfinite(lsmi)]).max(initial=0.0), np.finfo(float).tiny)
+    )
     penalty = nv / nv.max() if nv.max() > 0 else np.zeros_like(nv)
     return finite / denom - penalty
 
@@ -116,8 +120,11 @@ class SearchResult:
     def best_params(self):
         r = self.results
         i = self.best_index
-        return (int(r["param_n_neighbors"][i]), float(r["param_gamma"][i]),
-                float(r["param_eta"][i]))
+        return (
+            int(r["param_n_neighbors"][i]),
+            float(r["param_gamma"][i]),
+            float(r["param_eta"][i]),
+        )
 
 
 def _canonical(labels):
@@ -135,8 +142,18 @@ def _violations(labels, must, cannot):
     )
 
 
-def _solve_group(graph, t, weights, must, cannot, n_clusters, solver_seed,
-                 eigen_solver, tol, max_iter):
+def _solve_group(
+    graph,
+    t,
+    weights,
+    must,
+    cannot,
+    n_clusters,
+    solver_seed,
+    eigen_solver,
+    tol,
+    max_iter,
+):
     """Solve every (gamma, eta) of one ``t``; the kernel is built once and each
     solve is warm-started from the previous one's eigenvectors (sequential
     within the group, so the result does not depend on scheduling)."""
@@ -147,8 +164,17 @@ def _solve_group(graph, t, weights, must, cannot, n_clusters, solver_seed,
     for gamma, eta in weights:
         start = time.perf_counter()
         sol = solve_smic(
-            K, must, cannot, n_clusters, gamma, eta, eigen_solver=eigen_solver,
-            random_state=solver_seed, tol=tol, max_iter=max_iter, K_mod=K_mod,
+            K,
+            must,
+            cannot,
+            n_clusters,
+            gamma,
+            eta,
+            eigen_solver=eigen_solver,
+            random_state=solver_seed,
+            tol=tol,
+            max_iter=max_iter,
+            K_mod=K_mod,
             warm_start=previous,
         )
         previous = sol.eigenvectors
@@ -156,9 +182,21 @@ def _solve_group(graph, t, weights, must, cannot, n_clusters, solver_seed,
     return out
 
 
-def search_parameters(graph, must, cannot, n_clusters, candidates, lsmi_design, *,
-                      solver_seed, eigen_solver="auto", tol=0.0, max_iter=None,
-                      n_jobs=None, verbose=0):
+def search_parameters(
+    graph,
+    must,
+    cannot,
+    n_clusters,
+    candidates,
+    lsmi_design,
+    *,
+    solver_seed,
+    eigen_solver="auto",
+    tol=0.0,
+    max_iter=None,
+    n_jobs=None,
+    verbose=0,
+):
     """Solve every candidate, score the labellings, choose by the criterion.
 
     Prior validation is assumed. Candidates sharing a ``t`` are solved in one
@@ -193,8 +231,18 @@ def search_parameters(graph, must, cannot, n_clusters, candidates, lsmi_design, 
     groups = {t: [(g, e) for (tt, g, e) in candidates if tt == t] for t in ts}
     solved = {}
     tasks = (
-        delayed(_solve_group)(graph, t, groups[t], must, cannot, n_clusters,
-                              solver_seed, eigen_solver, tol, max_iter)
+        delayed(_solve_group)(
+            graph,
+            t,
+            groups[t],
+            must,
+            cannot,
+            n_clusters,
+            solver_seed,
+            eigen_solver,
+            tol,
+            max_iter,
+        )
         for t in ts
     )
     done = 0
@@ -203,8 +251,11 @@ def search_parameters(graph, must, cannot, n_clusters, candidates, lsmi_design, 
             solved[(t, g, e)] = item
         done += len(group_out)
         if verbose:
-            print(f"[smiclust] solved {done}/{len(candidates)} candidates "
-                  f"(t={t} done)", file=sys.stderr, flush=True)
+            print(
+                f"[smiclust] solved {done}/{len(candidates)} candidates (t={t} done)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     labels = [solved[c][0] for c in candidates]
     keys = [_canonical(lab).tobytes() for lab in labels]
@@ -213,8 +264,11 @@ def search_parameters(graph, must, cannot, n_clusters, candidates, lsmi_design, 
     for key, lab in zip(keys, labels):
         first_of.setdefault(key, lab)
     if verbose:
-        print(f"[smiclust] scoring {len(unique)} distinct labellings by LSMI",
-              file=sys.stderr, flush=True)
+        print(
+            f"[smiclust] scoring {len(unique)} distinct labellings by LSMI",
+            file=sys.stderr,
+            flush=True,
+        )
     scored = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(lsmi_design.evaluate)(first_of[key]) for key in unique
     )

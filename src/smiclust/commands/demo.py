@@ -17,11 +17,19 @@ def add_parser(subparsers):
             "and writes a plot when matplotlib is installed."
         ),
     )
-    p.add_argument("--fractions", type=float, nargs="+", default=DEFAULT_FRACTIONS,
-                   help="link counts as fractions of all pairs (default: %(default)s)")
+    p.add_argument(
+        "--fractions",
+        type=float,
+        nargs="+",
+        default=DEFAULT_FRACTIONS,
+        help="link counts as fractions of all pairs (default: %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--plot", default="smiclust-demo.png",
-                   help="figure to write (default: %(default)s); '' for none")
+    p.add_argument(
+        "--plot",
+        default="smiclust-demo.png",
+        help="figure to write (default: %(default)s); '' for none",
+    )
     p.add_argument("--n-jobs", type=int, default=None)
 
 
@@ -38,8 +46,10 @@ def run(args):
     n = X.shape[0]
     n_pairs = n * (n - 1) // 2
     print(f"digits500: n={n}, d={X.shape[1]}, c=10; seed={args.seed}")
-    print(f"{'links':>7} {'% pairs':>8} {'ARI':>6} {'t':>3} {'gamma':>6} "
-          f"{'eta':>4} {'violated':>8} {'seconds':>8}")
+    print(
+        f"{'links':>7} {'% pairs':>8} {'ARI':>6} {'t':>3} {'gamma':>6} "
+        f"{'eta':>4} {'violated':>8} {'seconds':>8}"
+    )
     rows = []
     for frac in args.fractions:
         n_links = int(round(frac * n_pairs))
@@ -50,9 +60,12 @@ def run(args):
         seconds = time.perf_counter() - start
         ari = adjusted_rand_score(y, model.labels_)
         rows.append((n_links, ari))
-        print(f"{n_links:>7} {100 * frac:>8.2f} {ari:>6.3f} {model.n_neighbors_:>3} "
-              f"{model.gamma_:>6g} {model.eta_:>4g} {model.n_violations_:>8} "
-              f"{seconds:>8.2f}", flush=True)
+        print(
+            f"{n_links:>7} {100 * frac:>8.2f} {ari:>6.3f} {model.n_neighbors_:>3} "
+            f"{model.gamma_:>6g} {model.eta_:>4g} {model.n_violations_:>8} "
+            f"{seconds:>8.2f}",
+            flush=True,
+        )
     if args.plot:
         _plot(rows, args.plot)
     return 0
@@ -65,8 +78,10 @@ def _plot(rows, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib is not installed: no plot (pip install 'smiclust[plot]')",
-              file=sys.stderr)
+        print(
+            "matplotlib is not installed: no plot (pip install 'smiclust[plot]')",
+            file=sys.stderr,
+        )
         return
     fig, ax = plt.subplots(figsize=(5, 3.5))
     ax.plot([r[0] for r in rows], [r[1] for r in rows], "o-", label="3SMIC (auto)")

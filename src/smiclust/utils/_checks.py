@@ -43,8 +43,7 @@ def check_numeric(X, *, owner, name="X"):
         )
     if dtype.kind in "USVMm":
         raise TypeError(
-            f"{owner} expects real numbers in {name!r}; got an array of dtype "
-            f"{dtype}."
+            f"{owner} expects real numbers in {name!r}; got an array of dtype {dtype}."
         )
     if dtype.kind == "O":
         try:

@@ -1,0 +1,318 @@
+"""smiclust benchmarks: every target is a ratio measured side by side in one run.
+
+Usage (from the repository root, after ``make test`` or ``make demo`` created .venv)::
+
+    .venv/bin/python benchmarks/run_benchmarks.py            # benchmarks 1-5, minutes
+    .venv/bin/python benchmarks/run_benchmarks.py --only 1 3
+    .venv/bin/python benchmarks/run_benchmarks.py --million  # adds n = 1,000,000 to 4
+
+Each benchmark prints a table; the summary at the end lists every ratio with its
+target. Results recorded by hand in benchmarks/RESULTS.md with machine and date.
+
+1. fixed-theta 3SMIC on digits5k vs a dense reference (forms U, numpy.linalg.eigh)
+2. full auto-tuning on digits5k vs the same tuning with LSMI recomputed from
+   scratch for every candidate (no shared design, no de-duplication)
+3. unsupervised SMIC (fixed t) vs sklearn SpectralClustering(nearest_neighbors)
+   on the same 20,000 points
+4. scaling of 3SMIC with 1,000 links at fixed theta on Gaussian blobs (d = 50):
+   wall time, peak memory and where the time goes
+5. constrained peers (PCKMeans, COPKMeans, ...) on the same data at n = 5,000
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+from sklearn.metrics import adjusted_rand_score
+
+from smiclust import SMIClustering, lsmi_score, sample_links
+from smiclust._solver import dense_smic_matrix, modified_kernel, solve_smic
+from smiclust.constraints import check_constraints
+from smiclust.datasets import make_digits5k
+from smiclust.kernels import (
+    local_scaling_kernel_from_neighbors,
+    nearest_neighbors,
+)
+
+SUMMARY = []
+
+
+def record(name, value, target, unit="x", higher_is_better=True):
+    met = value >= target if higher_is_better else value <= target
+    SUMMARY.append((name, value, target, unit, met))
+
+
+def timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
+def header(title):
+    print(f"\n=== {title}", flush=True)
+
+
+# ---------------------------------------------------------------------- 1
+def bench_dense_reference(seed=0):
+    header("1. fixed-theta 3SMIC on digits5k: matrix-free vs dense eigh")
+    X, y = make_digits5k(random_state=seed)
+    n = X.shape[0]
+    must, cannot = sample_links(y, int(0.001 * n * (n - 1) / 2), random_state=seed)
+    t, gamma = 7, 1.0
+
+    def fast():
+        model = SMIClustering(
+            10, n_neighbors=t, gamma=gamma, eta=0.0, random_state=seed
+        )
+        return model.fit(X, must_link=must, cannot_link=cannot).labels_
+
+    def dense():
+        graph = nearest_neighbors(X, t)
+        K = local_scaling_kernel_from_neighbors(graph, t)
+        K_mod = modified_kernel(K, must, cannot)
+        U = dense_smic_matrix(K_mod, must, cannot, gamma, 0.0)
+        vals, vecs = np.linalg.eigh(U)
+        vecs = vecs[:, ::-1][:, :10]
+        signed = vecs * np.sign(vecs.sum(axis=0))
+        clipped = np.maximum(signed, 0)
+        return np.argmax(signed / clipped.sum(axis=0), axis=1)
+
+    labels_fast, t_fast = timed(fast)
+    labels_dense, t_dense = timed(dense)
+    agreement = adjusted_rand_score(labels_fast, labels_dense)
+    print(f"matrix-free fit (neighbours + kernel + eigsh): {t_fast:8.2f} s")
+    print(f"dense reference (form U, numpy eigh)          : {t_dense:8.2f} s")
+    print(
+        f"speed-up {t_dense / t_fast:.0f}x; ARI between the two labelings "
+        f"{agreement:.4f}; ARI vs truth {adjusted_rand_score(y, labels_fast):.3f}"
+    )
+    record("1 matrix-free vs dense eigh (digits5k)", t_dense / t_fast, 100)
+    record("1 ARI(fast, dense)", agreement, 0.99, unit="")
+
+
+# ---------------------------------------------------------------------- 2
+def bench_tuning(seed=0):
+    header("2. full auto-tuning on digits5k: shared LSMI design vs from scratch")
+    X, y = make_digits5k(random_state=seed)
+    n = X.shape[0]
+    must, cannot = sample_links(y, int(0.001 * n * (n - 1) / 2), random_state=seed)
+    model, t_shared = timed(
+        SMIClustering(10, random_state=seed).fit,
+        X,
+        must_link=must,
+        cannot_link=cannot,
+    )
+    res = model.tuning_results_
+    n_cand = len(res["param_n_neighbors"])
+    solve_time = float(np.sum(res["solve_seconds"]))
+    print(
+        f"shared design: {t_shared:.2f} s for {n_cand} candidates "
+        f"(eigen-solves {solve_time:.2f} s), "
+        f"ARI {adjusted_rand_score(y, model.labels_):.3f}"
+    )
+
+    # the naive way: every candidate solved and scored by lsmi_score from scratch
+    must_c, cannot_c = check_constraints(must, cannot, n)
+    graph = nearest_neighbors(X, 10)
+    start = time.perf_counter()
+    lsmis, nvs = [], []
+    for t, gamma, eta in zip(
+        res["param_n_neighbors"], res["param_gamma"], res["param_eta"]
+    ):
+        K = local_scaling_kernel_from_neighbors(graph, int(t))
+        sol = solve_smic(K, must_c, cannot_c, 10, gamma, eta, random_state=seed)
+        lsmis.append(lsmi_score(X, sol.labels, random_state=seed))
+        nvs.append(
+            np.count_nonzero(sol.labels[must_c[:, 0]] != sol.labels[must_c[:, 1]])
+        )
+    t_naive = time.perf_counter() - start
+    print(f"from scratch : {t_naive:.2f} s")
+    print(f"speed-up {t_naive / t_shared:.1f}x")
+    record("2 tuning: shared vs from-scratch LSMI (digits5k)", t_naive / t_shared, 20)
+    record(
+        "2 tuning absolute time (digits5k), s",
+        t_shared,
+        20,
+        unit="s",
+        higher_is_better=False,
+    )
+
+
+# ---------------------------------------------------------------------- 3
+def bench_sklearn_spectral(seed=0, n=20_000):
+    header(f"3. unsupervised SMIC vs sklearn SpectralClustering, n = {n}")
+    from sklearn.cluster import SpectralClustering
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(
+        n_samples=n, centers=5, n_features=10, cluster_std=2.0, random_state=seed
+    )
+    t = 10
+    smic, t_smic = timed(SMIClustering(5, n_neighbors=t, random_state=seed).fit, X)
+    sc = SpectralClustering(
+        5, affinity="nearest_neighbors", n_neighbors=t, random_state=seed, n_jobs=1
+    )
+    labels_sc, t_sc = timed(sc.fit_predict, X)
+    print(
+        f"smiclust SMIC   : {t_smic:7.2f} s  "
+        f"ARI {adjusted_rand_score(y, smic.labels_):.3f}"
+    )
+    print(
+        f"sklearn spectral: {t_sc:7.2f} s  ARI {adjusted_rand_score(y, labels_sc):.3f}"
+    )
+    record(
+        "3 SMIC time / sklearn SpectralClustering time (n=20k)",
+        t_smic / t_sc,
+        0.5,
+        unit="",
+        higher_is_better=False,
+    )
+
+
+# ---------------------------------------------------------------------- 4
+_SCALING_CHILD = r"""
+import sys, time, json, resource
+import numpy as np
+from sklearn.datasets import make_blobs
+from smiclust import sample_links
+from smiclust._solver import modified_kernel, solve_smic
+from smiclust.constraints import check_constraints
+from smiclust.kernels import nearest_neighbors, local_scaling_kernel_from_neighbors
+n = int(sys.argv[1]); t = 10
+X, y = make_blobs(n_samples=n, centers=10, n_features=50, cluster_std=4.0,
+                  random_state=0)
+must, cannot = sample_links(y, 1000, random_state=0)
+must, cannot = check_constraints(must, cannot, n)
+times = {}
+s = time.perf_counter(); graph = nearest_neighbors(X, t, random_state=0)
+times["neighbours"] = time.perf_counter() - s
+s = time.perf_counter(); K = local_scaling_kernel_from_neighbors(graph, t)
+times["kernel"] = time.perf_counter() - s
+s = time.perf_counter()
+sol = solve_smic(K, must, cannot, 10, 1.0, 0.0, random_state=0)
+times["eigen-solve + post-processing"] = time.perf_counter() - s
+from sklearn.metrics import adjusted_rand_score
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2
+print(json.dumps({"n": n, "times": times, "total": sum(times.values()),
+                  "peak_gb": peak, "ari": adjusted_rand_score(y, sol.labels),
+                  "algorithm": graph.algorithm}))
+"""
+
+
+def bench_scaling(sizes):
+    header("4. scaling: 3SMIC, 1,000 links, fixed theta, blobs d = 50")
+    import json
+
+    print(
+        f"{'n':>9} {'search':>11} {'neighbours':>10} {'kernel':>7} {'eigen':>7} "
+        f"{'total s':>8} {'peak GB':>8} {'ARI':>6}"
+    )
+    for n in sizes:
+        out = subprocess.run(
+            [sys.executable, "-c", _SCALING_CHILD, str(n)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        tm = r["times"]
+        print(
+            f"{n:>9} {r['algorithm']:>11} {tm['neighbours']:>10.2f} "
+            f"{tm['kernel']:>7.2f} {tm['eigen-solve + post-processing']:>7.2f} "
+            f"{r['total']:>8.2f} {r['peak_gb']:>8.2f} {r['ari']:>6.3f}",
+            flush=True,
+        )
+        if n == 100_000:
+            record(
+                "4 3SMIC n=100k total, s",
+                r["total"],
+                30,
+                unit="s",
+                higher_is_better=False,
+            )
+        if n == 1_000_000:
+            record(
+                "4 3SMIC n=1M total, s",
+                r["total"],
+                300,
+                unit="s",
+                higher_is_better=False,
+            )
+            record(
+                "4 3SMIC n=1M peak memory, GB",
+                r["peak_gb"],
+                8,
+                unit="GB",
+                higher_is_better=False,
+            )
+
+
+# ---------------------------------------------------------------------- 5
+def bench_peers(seed=0):
+    header("5. constrained peers at n = 5,000 (digits5k, 0.1 % links)")
+    X, y = make_digits5k(random_state=seed)
+    n = X.shape[0]
+    must, cannot = sample_links(y, int(0.001 * n * (n - 1) / 2), random_state=seed)
+    rows = []
+    model, t_ = timed(
+        SMIClustering(10, random_state=seed).fit, X, must_link=must, cannot_link=cannot
+    )
+    rows.append(("3SMIC (auto-tuned)", t_, adjusted_rand_score(y, model.labels_)))
+    try:
+        from smiclust.experiments import _peers
+    except ImportError as exc:
+        print(f"peers unavailable: {exc}")
+        _peers = None
+    if _peers is not None:
+        for name in getattr(_peers, "PEERS", {}):
+            try:
+                labels, seconds = _peers.run_peer(
+                    name, X, must, cannot, 10, random_state=seed, time_budget=600
+                )
+                rows.append((name, seconds, adjusted_rand_score(y, labels)))
+            except Exception as exc:  # a peer failing is a result, not a crash
+                rows.append((name, float("nan"), float("nan")))
+                print(f"{name}: skipped ({type(exc).__name__}: {exc})")
+    for name, seconds, ari in rows:
+        print(f"{name:<28} {seconds:8.2f} s  ARI {ari:.3f}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    parser.add_argument(
+        "--million",
+        action="store_true",
+        help="add n = 1,000,000 to the scaling benchmark",
+    )
+    args = parser.parse_args(argv)
+    print(
+        f"smiclust benchmarks — {time.strftime('%Y-%m-%d %H:%M')} — "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
+    )
+    if 1 in args.only:
+        bench_dense_reference()
+    if 2 in args.only:
+        bench_tuning()
+    if 3 in args.only:
+        bench_sklearn_spectral()
+    if 4 in args.only:
+        sizes = [10_000, 100_000] + ([1_000_000] if args.million else [])
+        bench_scaling(sizes)
+    if 5 in args.only:
+        bench_peers()
+    header("summary")
+    for name, value, target, unit, met in SUMMARY:
+        print(
+            f"{'MET ' if met else 'MISS'} {name:<55} {value:10.3f}{unit} "
+            f"(target {target}{unit})"
+        )
+
+
+if __name__ == "__main__":
+    main()
