@@ -7,6 +7,7 @@ imports happen inside ``run``.
 #: sub-command name -> module (imported only when needed)
 COMMANDS = {
     "demo": "smiclust.commands.demo",
+    "reproduce": "smiclust.commands.reproduce",
     "fit": "smiclust.commands.fit",
     "predict": "smiclust.commands.predict",
     "datasets": "smiclust.commands.datasets",

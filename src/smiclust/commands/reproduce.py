@@ -1,0 +1,152 @@
+"""``smiclust reproduce``: the experiments of the 3SMIC paper, resumable.
+
+Runs 3SMIC, SL, CSC (and, when installed, the peers of the ``bench`` extra)
+on the paper's data sets with more and more random links, appends one record
+per run to ``OUT/records.csv``, then draws ``OUT/figures/*.png`` and writes
+``OUT/report.md`` from the records. Progress goes to stderr, a JSON summary to
+stdout. Interrupt at any time: the next invocation with the same ``--out``
+skips the runs already recorded.
+"""
+
+import json
+import sys
+
+DEFAULT_OUT = "smiclust-reproduce"
+DEFAULT_OUT_QUICK = "smiclust-reproduce-quick"
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "reproduce",
+        help="reproduce the paper's experiments (records, figures, report)",
+        description=(
+            "Reproduce the experiments of the 3SMIC paper: random links typed by "
+            "the true labels at increasing fractions of all pairs, ARI against "
+            "the true labels over several seeds, for 3SMIC (auto-tuned), SL and "
+            "CSC at t in (1, 4, 7, 10) and the peers PCKMeans, MPCKMeans, "
+            "COPKMeans and E2CP (extra 'bench'). Records are appended to "
+            "OUT/records.csv as runs finish and are the cache of a resumed run; "
+            "the figures and OUT/report.md (claims of the paper with verdicts) "
+            "are computed from them. The full run takes hours; --quick about a "
+            "minute."
+        ),
+    )
+    p.add_argument("--quick", action="store_true",
+                   help="small version: parkinson and faces100, 2 seeds, 3 link "
+                        "levels, 3SMIC on a small grid, SL and CSC at t=7")
+    p.add_argument("--datasets", nargs="+", metavar="NAME", default=None,
+                   help="data sets to run (default: all six; --quick: parkinson "
+                        "faces100)")
+    p.add_argument("--methods", nargs="+", metavar="NAME", default=None,
+                   help="methods: 3smic sl csc pckmeans mpckmeans copkmeans e2cp "
+                        "(default: all; --quick: 3smic sl csc)")
+    p.add_argument("--seeds", type=int, metavar="N", default=None,
+                   help="number of seeds, 0..N-1 (default: 20; --quick: 2)")
+    p.add_argument("--link-levels", type=float, nargs="+", metavar="FRACTION",
+                   default=None,
+                   help="link counts as fractions of all pairs, for every data set "
+                        "(default: per data set, from no links to near-perfect)")
+    p.add_argument("--preprocessing", nargs="+", choices=("raw", "standardized"),
+                   default=None,
+                   help="feature preprocessing variants (default: both for "
+                        "parkinson, spam and sonar, raw for the image sets)")
+    p.add_argument("--time-budget", type=float, metavar="SECONDS", default=None,
+                   help="seconds per run of a peer before it is stopped and "
+                        "recorded as skipped (default: 600)")
+    p.add_argument("--n-jobs", type=int, metavar="N", default=1,
+                   help="runs in parallel, through joblib (default: 1; -1: all "
+                        "cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on the Dask cluster of this scheduler (e.g. "
+                        "tcp://127.0.0.1:8786) instead of local processes")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help=f"output directory (default: {DEFAULT_OUT}, --quick: "
+                        f"{DEFAULT_OUT_QUICK})")
+    p.add_argument("--no-report", action="store_true",
+                   help="only run; no figures or report")
+    p.add_argument("--report-only", action="store_true",
+                   help="only write the figures and the report from the records")
+
+
+def build_config(args):
+    """The config of the command line arguments (plain data)."""
+    from ..cli import UsageError
+    from ..datasets import DATASETS
+    from ..experiments import _config as cfg
+
+    base = cfg.quick_config() if args.quick else cfg.full_config()
+    full = cfg.full_config()
+    if args.datasets is not None:
+        unknown = [d for d in args.datasets if d not in DATASETS]
+        if unknown:
+            raise UsageError(f"--datasets must be among {sorted(DATASETS)}; got "
+                             f"{unknown}")
+    if args.methods is not None:
+        unknown = [m for m in args.methods if m not in cfg.METHODS]
+        if unknown:
+            raise UsageError(f"--methods must be among {list(cfg.METHODS)}; got "
+                             f"{unknown}")
+    if args.seeds is not None and args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1; got {args.seeds}")
+    if args.link_levels is not None and any(
+        not 0 <= f <= 1 for f in args.link_levels
+    ):
+        raise UsageError(f"--link-levels must lie in [0, 1]; got {args.link_levels}")
+    if args.time_budget is not None and not args.time_budget > 0:
+        raise UsageError(f"--time-budget must be positive; got {args.time_budget}")
+    if args.n_jobs == 0:
+        raise UsageError("--n-jobs must not be 0")
+
+    datasets = {}
+    for d in args.datasets or list(base["datasets"]):
+        spec = dict(base["datasets"].get(d) or full["datasets"][d])
+        if d not in base["datasets"] and args.quick:
+            levels = full["datasets"][d]["link_fractions"]
+            spec["link_fractions"] = (levels[0], levels[len(levels) // 2], levels[-1])
+        if args.link_levels is not None:
+            spec["link_fractions"] = tuple(sorted(set(args.link_levels)))
+        if args.preprocessing is not None:
+            spec["preprocessing"] = tuple(args.preprocessing)
+        datasets[d] = spec
+    overrides = {}
+    for m in args.methods or list(base["methods"]):
+        settings = dict(base["methods"].get(m) or cfg.METHODS[m])
+        if args.time_budget is not None and settings["kind"] == "peer":
+            settings["time_budget"] = args.time_budget
+        overrides[m] = {k: settings[k] for k in
+                        ("ts", "params", "time_budget", "max_samples",
+                         "max_features") if k in settings}
+    seeds = range(args.seeds) if args.seeds is not None else base["seeds"]
+    return cfg.make_config(base["name"], datasets=datasets, methods=list(overrides),
+                           seeds=seeds, method_overrides=overrides)
+
+
+def run(args):
+    from pathlib import Path
+
+    from ..cli import UsageError
+
+    out = Path(args.out or (DEFAULT_OUT_QUICK if args.quick else DEFAULT_OUT))
+    config = build_config(args)
+    from ..experiments import RECORDS_FILE, run_experiment, write_report
+
+    result = {"out": str(out)}
+    if not args.report_only:
+        try:
+            result.update(run_experiment(config, out, n_jobs=args.n_jobs,
+                                         scheduler=args.scheduler))
+        except ValueError as exc:  # records file of another layout
+            raise UsageError(str(exc)) from None
+    elif not (out / RECORDS_FILE).exists():
+        raise UsageError(f"--report-only: no records in {out / RECORDS_FILE}")
+    if not args.no_report:
+        try:
+            report = write_report(out / RECORDS_FILE, out, config=config)
+        except ImportError as exc:
+            print(f"smiclust reproduce: no report: {exc}", file=sys.stderr)
+        else:
+            result["report"] = str(report)
+            result["figures"] = sorted(str(p) for p in (out / "figures").glob("*.png"))
+            print(f"report written to {report}", file=sys.stderr)
+    print(json.dumps(result, indent=2))
+    return 0

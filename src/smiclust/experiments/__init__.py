@@ -1,0 +1,70 @@
+"""Reproduction of the experiments of the 3SMIC paper.
+
+Config (plain data, :mod:`~smiclust.experiments._config`) -> runs
+(:func:`run_experiment`, records appended to ``records.csv``) -> figures and a
+Markdown report computed from the records alone (:func:`write_report`). The
+command line is ``smiclust reproduce``.
+
+The adapters to other libraries' methods (PCKMeans, MPCKMeans, COPKMeans,
+E2CP; extra ``bench``) live in :mod:`smiclust.experiments._peers` and are
+imported only when a peer runs. Importing this package imports neither
+matplotlib, pandas, dask nor those libraries.
+"""
+
+from ._config import (
+    LINK_FRACTIONS,
+    METHODS,
+    PAPER_METHODS,
+    PAPER_TS,
+    PEER_METHODS,
+    PREPROCESSING,
+    full_config,
+    make_config,
+    quick_config,
+)
+from ._report import (
+    CLAIMS,
+    THRESHOLDS,
+    evaluate_claims,
+    load_records,
+    plot_dataset,
+    summarize,
+    write_figures,
+    write_report,
+)
+from ._runner import (
+    RECORD_FIELDS,
+    RECORDS_FILE,
+    load_problem,
+    plan_runs,
+    read_records,
+    run_experiment,
+    run_one,
+)
+
+__all__ = [
+    "LINK_FRACTIONS",
+    "METHODS",
+    "PAPER_METHODS",
+    "PAPER_TS",
+    "PEER_METHODS",
+    "PREPROCESSING",
+    "full_config",
+    "make_config",
+    "quick_config",
+    "RECORD_FIELDS",
+    "RECORDS_FILE",
+    "load_problem",
+    "plan_runs",
+    "read_records",
+    "run_experiment",
+    "run_one",
+    "CLAIMS",
+    "THRESHOLDS",
+    "evaluate_claims",
+    "load_records",
+    "plot_dataset",
+    "summarize",
+    "write_figures",
+    "write_report",
+]

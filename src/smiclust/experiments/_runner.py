@@ -1,0 +1,555 @@
+"""Runner of the reproduction: config -> runs -> tidy records appended to a CSV.
+
+One run is ``(dataset, preprocessing, method, t, link_fraction, seed)``. Its
+seed draws the sub-sample (digits500, digits5k, faces100), the links
+(:func:`smiclust.constraints.sample_links`, ``round(fraction x n (n - 1) / 2)``
+random pairs typed by the true labels) and the method's randomness, so every
+method and every ``t`` of a seed sees the same data and the same links.
+
+Records are appended to ``records.csv`` in the output directory as runs
+finish; they are also the cache: a new invocation skips every run whose
+``run_id`` is already there (a partial last line left by an interruption is
+dropped first). Runs go through joblib (``return_as="generator_unordered"``),
+locally with ``n_jobs`` processes or, given a scheduler address, on a Dask
+cluster through ``joblib.parallel_config(backend="dask")``. A progress line per
+finished run goes to stderr.
+"""
+
+import csv
+import functools
+import hashlib
+import io
+import json
+import math
+import sys
+import time
+import warnings
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "RECORD_FIELDS",
+    "RECORDS_FILE",
+    "FITTERS",
+    "plan_runs",
+    "run_one",
+    "load_problem",
+    "read_records",
+    "run_experiment",
+]
+
+#: Name of the records file in the output directory.
+RECORDS_FILE = "records.csv"
+
+#: Columns of a record, in file order.
+#:
+#: ``run_id`` key of the run (the cache key: data set, preprocessing, method,
+#: ``t``, link fraction, seed, and a hash of the method's parameters when they
+#: differ from the registry's, as in ``--quick``); ``dataset``, ``preprocessing``,
+#: ``method``; ``t`` kernel parameter set by the config (empty for 3SMIC, which
+#: tunes it, and for peers without one); ``link_fraction`` links as a fraction
+#: of all pairs; ``links``, ``must``, ``cannot`` numbers of links drawn;
+#: ``seed``; ``n_samples``, ``n_features``, ``n_clusters``; ``t_chosen``,
+#: ``gamma``, ``eta`` parameters used (3SMIC's choice; ``t`` for SL, CSC and
+#: E2CP; empty where not applicable); ``ari`` adjusted Rand index against the
+#: true labels (empty unless ``status`` is ``ok``); ``violations`` links the
+#: labels violate; ``n_clusters_found``; ``seconds`` fit time; ``status``
+#: ``ok``, ``failed`` (the method raised) or ``skipped`` (not run: peer not
+#: installed, too slow, data set too large); ``error`` the reason when not ok;
+#: ``warnings`` distinct warnings of the fit, ``" | "``-separated;
+#: ``finished_at`` UTC time stamp.
+RECORD_FIELDS = (
+    "run_id",
+    "dataset",
+    "preprocessing",
+    "method",
+    "t",
+    "link_fraction",
+    "links",
+    "must",
+    "cannot",
+    "seed",
+    "n_samples",
+    "n_features",
+    "n_clusters",
+    "t_chosen",
+    "gamma",
+    "eta",
+    "ari",
+    "violations",
+    "n_clusters_found",
+    "seconds",
+    "status",
+    "error",
+    "warnings",
+    "finished_at",
+)
+
+_MAX_TEXT = 500
+
+#: Warnings not recorded: raised when a library is first imported or compiled
+#: during a fit (so only by the first run of a process), not by the method.
+_IMPORT_TIME_WARNINGS = (DeprecationWarning, PendingDeprecationWarning,
+                         SyntaxWarning, ImportWarning, FutureWarning)
+
+
+def _run_id(dataset, preprocessing, method, t, fraction, seed, params=None):
+    """Cache key of a run; method parameters other than the registry's add a hash."""
+    from ._config import METHODS
+
+    t_text = "auto" if method == "3smic" else ("-" if t is None else str(int(t)))
+    key = (
+        f"{dataset}/{preprocessing}/{method}/t={t_text}/"
+        f"links={format(float(fraction), '.10g')}/seed={int(seed)}"
+    )
+    default = METHODS.get(method, {}).get("params", {})
+    if params is not None and dict(params) != dict(default):
+        text = json.dumps(params, sort_keys=True, default=str)
+        key += "/params=" + hashlib.sha1(text.encode()).hexdigest()[:8]
+    return key
+
+
+def plan_runs(config):
+    """Every run of ``config``, in a fixed order.
+
+    The order is data set, preprocessing, seed, link fraction, method, ``t``:
+    an interrupted reproduction has whole seeds of the first data sets.
+
+    Returns
+    -------
+    runs : list of dict
+        Plain dicts with ``run_id``, ``dataset``, ``preprocessing``,
+        ``method``, ``kind``, ``t``, ``link_fraction``, ``seed``, ``params``
+        and, for peers, ``time_budget``, ``max_samples``, ``max_features`` and
+        ``skip_reason``.
+    """
+    runs = []
+    for dataset, spec in config["datasets"].items():
+        for preprocessing in spec["preprocessing"]:
+            for seed in config["seeds"]:
+                for fraction in spec["link_fractions"]:
+                    for method, settings in config["methods"].items():
+                        for t in settings["ts"]:
+                            runs.append({
+                                "run_id": _run_id(
+                                    dataset, preprocessing, method, t, fraction,
+                                    seed, settings.get("params")),
+                                "dataset": dataset,
+                                "preprocessing": preprocessing,
+                                "method": method,
+                                "kind": settings["kind"],
+                                "t": t,
+                                "link_fraction": float(fraction),
+                                "seed": int(seed),
+                                "params": dict(settings.get("params", {})),
+                                "time_budget": settings.get("time_budget"),
+                                "max_samples": settings.get("max_samples"),
+                                "max_features": settings.get("max_features"),
+                                "skip_reason": settings.get("skip_reason"),
+                            })
+    return runs
+
+
+@functools.lru_cache(maxsize=4)
+def _load_cached(dataset, preprocessing, seed):
+    from ..datasets import DATASETS
+
+    X, y = DATASETS[dataset].load(random_state=seed)
+    X = np.asarray(X, dtype=np.float64)
+    if preprocessing == "standardized":
+        scale = X.std(axis=0)
+        X = (X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+    elif preprocessing != "raw":
+        raise ValueError(
+            "The 'preprocessing' of a run must be one of ('raw', 'standardized'). "
+            f"Got {preprocessing!r} instead."
+        )
+    X.setflags(write=False)
+    y = np.asarray(y)
+    y.setflags(write=False)
+    return X, y
+
+
+def load_problem(dataset, preprocessing, seed):
+    """``(X, y)`` of a run: the seed's draw of ``dataset``, preprocessed.
+
+    Fixed data sets ignore the seed. The arrays are read-only and cached per
+    process.
+    """
+    from ..datasets import DATASETS
+
+    info = DATASETS[dataset]
+    return _load_cached(dataset, preprocessing, int(seed) if info.random_subsample
+                        else None)
+
+
+def _links(y, fraction, seed):
+    from ..constraints import sample_links
+
+    n = y.shape[0]
+    n_links = int(round(fraction * (n * (n - 1) // 2)))
+    return sample_links(y, n_links, random_state=seed)
+
+
+def _fit_3smic(run, X, n_clusters, must, cannot):
+    from .._estimator import SMIClustering
+
+    model = SMIClustering(n_clusters, random_state=run["seed"], **run["params"])
+    model.fit(X, must_link=must, cannot_link=cannot)
+    return model.labels_, {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
+                           "eta": model.eta_}
+
+
+def _fit_baseline(run, X, n_clusters, must, cannot):
+    from .. import baselines
+
+    cls = {"sl": baselines.SpectralLearning,
+           "csc": baselines.ConstrainedSpectralClustering}[run["method"]]
+    model = cls(n_clusters, n_neighbors=run["t"], random_state=run["seed"],
+                **run["params"])
+    model.fit(X, must_link=must, cannot_link=cannot)
+    return model.labels_, {"t_chosen": run["t"]}
+
+
+def _fit_peer(run, X, n_clusters, must, cannot):
+    from ._peers import fit_peer
+
+    labels, peer_warnings = fit_peer(
+        run["method"], X, n_clusters, must, cannot, n_neighbors=run["t"],
+        random_state=run["seed"], params=run["params"],
+        time_budget=run.get("time_budget"),
+    )
+    for text in peer_warnings:
+        warnings.warn(text, UserWarning, stacklevel=1)
+    return labels, {"t_chosen": run["t"]}
+
+
+#: Method name -> ``fit(run, X, n_clusters, must, cannot) -> (labels, used)``,
+#: where ``used`` holds ``t_chosen``, ``gamma``, ``eta`` where they apply.
+FITTERS = {
+    "3smic": _fit_3smic,
+    "sl": _fit_baseline,
+    "csc": _fit_baseline,
+    "pckmeans": _fit_peer,
+    "mpckmeans": _fit_peer,
+    "copkmeans": _fit_peer,
+    "e2cp": _fit_peer,
+}
+
+
+def _fit(run, X, n_clusters, must, cannot):
+    """Fit the run's method; return labels and the parameters used."""
+    return FITTERS[run["method"]](run, X, n_clusters, must, cannot)
+
+
+def _one_line(text):
+    text = " ".join(str(text).split())
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+
+
+def _base_record(run):
+    return {
+        "run_id": run["run_id"],
+        "dataset": run["dataset"],
+        "preprocessing": run["preprocessing"],
+        "method": run["method"],
+        "t": run["t"],
+        "link_fraction": run["link_fraction"],
+        "seed": run["seed"],
+    }
+
+
+def skipped_record(run, reason):
+    """Record of a run that is not run, with the reason."""
+    record = _base_record(run)
+    record.update(status="skipped", error=_one_line(reason), ari=float("nan"))
+    record["finished_at"] = _now()
+    return record
+
+
+def _now():
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def run_one(run):
+    """Carry out one run and return its record (never raises for the method).
+
+    The method's exceptions become ``status="failed"`` with the error in
+    ``error``; peers that cannot run become ``status="skipped"``.
+
+    Returns
+    -------
+    record : dict
+        Keys of :data:`RECORD_FIELDS`.
+    """
+    from sklearn.metrics import adjusted_rand_score
+
+    from ..constraints import count_violations
+    from ._peers import PeerSkipped
+
+    record = _base_record(run)
+    X, y = load_problem(run["dataset"], run["preprocessing"], run["seed"])
+    must, cannot = _links(y, run["link_fraction"], run["seed"])
+    n_clusters = int(np.unique(y).size)
+    record.update(
+        links=len(must) + len(cannot), must=len(must), cannot=len(cannot),
+        n_samples=X.shape[0], n_features=X.shape[1], n_clusters=n_clusters,
+    )
+    too_large = [
+        f"{name}={size} > {limit}"
+        for name, size, limit in (("n", X.shape[0], run.get("max_samples")),
+                                  ("d", X.shape[1], run.get("max_features")))
+        if limit is not None and size > limit
+    ]
+    if too_large:
+        reason = run.get("skip_reason") or "too slow"
+        record.update(skipped_record(run, f"{', '.join(too_large)}: {reason}"))
+        return record
+    caught = []
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            labels, used = _fit(run, X, n_clusters, must, cannot)
+        seconds = time.perf_counter() - start
+        labels = np.asarray(labels)
+        record.update(used)
+        record.update(
+            ari=float(adjusted_rand_score(y, labels)),
+            violations=count_violations(labels, must, cannot),
+            n_clusters_found=int(np.unique(labels).size),
+            status="ok",
+            error="",
+        )
+    except PeerSkipped as exc:
+        seconds = time.perf_counter() - start
+        record.update(status="skipped", error=_one_line(exc), ari=float("nan"))
+    except Exception as exc:  # a failed run is a result (e.g. SL at t=1 on spam)
+        seconds = time.perf_counter() - start
+        record.update(status="failed", error=_one_line(f"{type(exc).__name__}: {exc}"),
+                      ari=float("nan"))
+    texts = []
+    for w in caught:
+        if issubclass(w.category, _IMPORT_TIME_WARNINGS):
+            continue
+        text = _one_line(f"{w.category.__name__}: {w.message}")
+        if text not in texts:
+            texts.append(text)
+    record["warnings"] = _one_line(" | ".join(texts))
+    record["seconds"] = round(seconds, 4)
+    record["finished_at"] = _now()
+    return record
+
+
+# ---------------------------------------------------------------------------
+# records on disk
+# ---------------------------------------------------------------------------
+
+
+def _repair(path):
+    """Drop a partial last line (left by an interruption) from ``path``."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def read_records(path):
+    """Records of a records file as a list of dicts of strings.
+
+    A partial last line is removed from the file first. Rows whose number of
+    fields is wrong are ignored.
+
+    Raises
+    ------
+    ValueError
+        If the header is not :data:`RECORD_FIELDS`.
+    """
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        return []
+    _repair(path)
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None:
+            return []
+        if tuple(header) != RECORD_FIELDS:
+            raise ValueError(
+                f"The records file {str(path)!r} has the columns {header}, not "
+                f"{list(RECORD_FIELDS)}; write to another output directory."
+            )
+        return [dict(zip(RECORD_FIELDS, row)) for row in reader
+                if len(row) == len(RECORD_FIELDS)]
+
+
+def _format(value):
+    if value is None:
+        return ""
+    if isinstance(value, (float, np.floating)):
+        return "" if math.isnan(value) else format(float(value), ".10g")
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    return str(value)
+
+
+class _RecordWriter:
+    def __init__(self, path):
+        self.path = Path(path)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self._file = open(self.path, "a", newline="", encoding="utf-8")
+        self._writer = csv.writer(self._file, lineterminator="\n")
+        if new:
+            self._writer.writerow(RECORD_FIELDS)
+            self._file.flush()
+
+    def write(self, record):
+        self._writer.writerow([_format(record.get(k)) for k in RECORD_FIELDS])
+        self._file.flush()
+
+    def close(self):
+        self._file.close()
+
+
+# ---------------------------------------------------------------------------
+# execution
+# ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _backend(scheduler):
+    if scheduler is None:
+        yield
+        return
+    import joblib
+    from distributed import Client
+
+    with Client(scheduler) as client, joblib.parallel_config(backend="dask"):
+        yield client
+
+
+def _hms(seconds):
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _progress_line(i, total, record, elapsed):
+    t = record.get("t")
+    t_text = "auto" if record["method"] == "3smic" else ("-" if t is None else t)
+    if record["status"] == "ok":
+        outcome = f"ARI {record['ari']:.3f} ({record.get('seconds', 0):.1f} s)"
+    else:
+        outcome = f"{record['status']}: {record.get('error', '')[:120]}"
+    eta = elapsed / i * (total - i)
+    return (
+        f"[{i:>{len(str(total))}}/{total}] {record['dataset']}/"
+        f"{record['preprocessing']} {record['method']} t={t_text} "
+        f"links={record.get('links', '?')} seed={record['seed']}: {outcome}"
+        f" | {_hms(elapsed)} elapsed, ~{_hms(eta)} left"
+    )
+
+
+def _pct(fraction):
+    return f"{100 * fraction:.3g} %"
+
+
+def _peer_key(run):
+    return (run["dataset"], run["preprocessing"], run["method"], run["t"])
+
+
+def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None):
+    """Run every run of ``config`` not yet in ``out/records.csv``.
+
+    Parameters
+    ----------
+    config : dict
+        See :mod:`smiclust.experiments._config`.
+    out : str or path
+        Output directory (created); holds ``records.csv`` and ``config.json``.
+    n_jobs : int, default=1
+        Runs in parallel (joblib processes); ignored with ``scheduler``, where
+        every worker thread of the cluster takes runs.
+    scheduler : str, default=None
+        Address of a Dask scheduler (e.g. ``"tcp://127.0.0.1:8786"``).
+    progress : file, default=None
+        Where progress lines go (``None``: ``sys.stderr``; ``False``: nowhere).
+
+    Returns
+    -------
+    summary : dict
+        ``records`` (path), ``n_runs``, ``already_done``, ``new_runs``,
+        ``new_failed``, ``new_skipped``, ``wall_seconds``.
+    """
+    from joblib import Parallel, delayed
+
+    stream = sys.stderr if progress is None else (progress or io.StringIO())
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    path = out / RECORDS_FILE
+    done = {r["run_id"] for r in read_records(path)}
+    runs = plan_runs(config)
+    todo = [r for r in runs if r["run_id"] not in done]
+    summary = {
+        "records": str(path),
+        "n_runs": len(runs),
+        "already_done": len(runs) - len(todo),
+        "new_runs": 0,
+        "new_failed": 0,
+        "new_skipped": 0,
+    }
+    print(
+        f"smiclust reproduce ({config['name']}): {len(runs)} runs, "
+        f"{summary['already_done']} already in {path}, {len(todo)} to do",
+        file=stream, flush=True,
+    )
+    too_slow = {}
+
+    def tasks():
+        for run in todo:
+            fraction, reason = too_slow.get(_peer_key(run), (math.inf, None))
+            if run["link_fraction"] >= fraction:
+                yield delayed(skipped_record)(run, reason)
+            else:
+                yield delayed(run_one)(run)
+
+    start = time.perf_counter()
+    writer = _RecordWriter(path)
+    try:
+        if todo:
+            with _backend(scheduler):
+                jobs = -1 if scheduler is not None else n_jobs
+                parallel = Parallel(n_jobs=jobs, return_as="generator_unordered",
+                                    pre_dispatch="n_jobs" if jobs != 1 else "1")
+                for i, record in enumerate(parallel(tasks()), start=1):
+                    writer.write(record)
+                    summary["new_runs"] += 1
+                    if record["status"] == "failed":
+                        summary["new_failed"] += 1
+                    elif record["status"] == "skipped":
+                        summary["new_skipped"] += 1
+                        if record.get("error", "").startswith("exceeded the time"):
+                            # the peers get slower with more links: skip this
+                            # level and the higher ones from now on
+                            key = _peer_key(record)
+                            fraction = record["link_fraction"]
+                            if fraction < too_slow.get(key, (math.inf,))[0]:
+                                too_slow[key] = (fraction, (
+                                    f"not run: {record['method']} on "
+                                    f"{record['dataset']}/{record['preprocessing']}"
+                                    f" with {_pct(fraction)} of the pairs as links "
+                                    f"{record['error']}"
+                                ))
+                    print(_progress_line(i, len(todo), record,
+                                         time.perf_counter() - start),
+                          file=stream, flush=True)
+    finally:
+        writer.close()
+    summary["wall_seconds"] = round(time.perf_counter() - start, 2)
+    return summary
+

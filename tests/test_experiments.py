@@ -1,0 +1,447 @@
+"""Reproduction harness: config -> runner -> records -> report and figures."""
+
+import csv
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from smiclust.experiments import (
+    RECORD_FIELDS,
+    RECORDS_FILE,
+    _runner,
+    make_config,
+    quick_config,
+    read_records,
+    run_experiment,
+)
+from smiclust.experiments._config import METHODS, QUICK_3SMIC_PARAMS
+
+
+def _cli(*args, check=True):
+    proc = subprocess.run(
+        [sys.executable, "-m", "smiclust", "reproduce", *args],
+        capture_output=True, text=True, timeout=600,
+    )
+    if check:
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc
+
+
+def _stable(records):
+    """Records without the fields that depend on the machine or the clock."""
+    return sorted(
+        ({k: v for k, v in r.items() if k not in ("seconds", "finished_at")}
+         for r in records),
+        key=lambda r: r["run_id"],
+    )
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """``smiclust reproduce --quick`` once, in a subprocess."""
+    out = tmp_path_factory.mktemp("quick")
+    proc = _cli("--quick", "--out", str(out))
+    return out, json.loads(proc.stdout), proc.stderr
+
+
+def test_quick_cli_end_to_end(quick_run):
+    out, summary, stderr = quick_run
+    n_runs = 2 * 2 * 3 * 3  # data sets x seeds x link levels x methods
+    assert summary["n_runs"] == n_runs
+    assert summary["new_runs"] == n_runs and summary["already_done"] == 0
+    # progress went to stderr, one line per run
+    assert stderr.count(f"/{n_runs}] ") == n_runs
+
+    with open(out / RECORDS_FILE, newline="") as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == RECORD_FIELDS
+    records = [dict(zip(RECORD_FIELDS, row)) for row in rows[1:]]
+    assert len(records) == n_runs
+    assert len({r["run_id"] for r in records}) == n_runs
+    assert {r["status"] for r in records} == {"ok"}
+    assert {r["method"] for r in records} == {"3smic", "sl", "csc"}
+    for r in records:
+        assert -1.0 <= float(r["ari"]) <= 1.0
+        assert int(r["links"]) == int(r["must"]) + int(r["cannot"])
+        assert int(r["violations"]) >= 0 and float(r["seconds"]) >= 0
+        if r["method"] == "3smic":
+            assert r["t"] == "" and int(r["t_chosen"]) in (4, 7)
+            assert float(r["gamma"]) in (0.0, 1.0)
+        else:
+            assert r["t"] == "7" == r["t_chosen"] and r["gamma"] == ""
+    # the same seed and level give every method the same links
+    by_key = {}
+    for r in records:
+        key = (r["dataset"], r["link_fraction"], r["seed"])
+        by_key.setdefault(key, set()).add((r["links"], r["must"], r["cannot"]))
+    assert all(len(v) == 1 for v in by_key.values())
+    # more links at higher levels (parkinson: n=195 -> 18,915 pairs)
+    park = {float(r["link_fraction"]): int(r["links"]) for r in records
+            if r["dataset"] == "parkinson"}
+    assert park == {0.0: 0, 0.01: 189, 0.03: 567}
+
+    report = (out / "report.md").read_text()
+    assert "## Claims of the paper" in report
+    assert "Total run time" in report and "## Summary table" in report
+    for claim in ("| 1 |", "| 2 |", "| 3a |", "| 3b |", "| 4a |", "| 4b |",
+                  "| 4c |", "| 5 |", "| 6 |"):
+        assert claim in report
+    assert any(v in report for v in ("**reproduced**", "**partially**",
+                                     "**not reproduced**"))
+    figures = sorted(p.name for p in (out / "figures").glob("*.png"))
+    assert figures == ["faces100-raw.png", "parkinson-raw.png"]
+    assert summary["figures"] and summary["report"].endswith("report.md")
+    for name in figures:
+        assert (out / "figures" / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_quick_cli_resume_does_no_new_work(quick_run, capsys):
+    from smiclust.cli import main
+
+    out, first, _ = quick_run
+    before = (out / RECORDS_FILE).read_bytes()
+    assert main(["reproduce", "--quick", "--out", str(out), "--no-report"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["new_runs"] == 0
+    assert summary["already_done"] == first["n_runs"]
+    assert (out / RECORDS_FILE).read_bytes() == before
+
+
+def test_resume_after_interruption_redoes_only_the_lost_runs(quick_run, tmp_path):
+    out, first, _ = quick_run
+    original = read_records(out / RECORDS_FILE)
+    lines = (out / RECORDS_FILE).read_text().splitlines(keepends=True)
+    # keep all but the last three records, and half of the third-to-last line
+    # (an interruption in the middle of a write)
+    cut = "".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2]
+    target = tmp_path / "resumed"
+    target.mkdir()
+    (target / RECORDS_FILE).write_text(cut)
+
+    summary = run_experiment(quick_config(), target, progress=False)
+    assert summary["already_done"] == first["n_runs"] - 3
+    assert summary["new_runs"] == 3
+    resumed = read_records(target / RECORDS_FILE)
+    assert len(resumed) == first["n_runs"]
+    # recomputed runs give the same records (deterministic runs)
+    assert _stable(resumed) == _stable(original)
+
+
+def test_link_draws_are_deterministic():
+    X1, y1 = _runner.load_problem("digits500", "raw", 3)
+    X2, y2 = _runner.load_problem("digits500", "raw", 3)
+    X3, _ = _runner.load_problem("digits500", "raw", 4)
+    assert np.array_equal(X1, X2) and np.array_equal(y1, y2)
+    assert not np.array_equal(X1, X3)
+    assert not X1.flags.writeable
+    m1, c1 = _runner._links(y1, 0.002, 3)
+    m2, c2 = _runner._links(y2, 0.002, 3)
+    assert np.array_equal(m1, m2) and np.array_equal(c1, c2)
+    assert len(m1) + len(c1) == round(0.002 * 500 * 499 / 2)
+    m3, c3 = _runner._links(y1, 0.002, 4)
+    assert not (np.array_equal(m1, m3) and np.array_equal(c1, c3))
+    # links are typed by the true labels
+    assert np.all(y1[m1[:, 0]] == y1[m1[:, 1]])
+    assert np.all(y1[c1[:, 0]] != y1[c1[:, 1]])
+
+
+def test_standardized_preprocessing():
+    Xr, yr = _runner.load_problem("parkinson", "raw", 0)
+    Xs, ys = _runner.load_problem("parkinson", "standardized", 0)
+    assert np.array_equal(yr, ys)
+    np.testing.assert_allclose(Xs.mean(axis=0), 0, atol=1e-10)
+    np.testing.assert_allclose(Xs.std(axis=0), 1, atol=1e-10)
+    assert not np.allclose(Xr.std(axis=0), 1)
+
+
+def _fake_config(monkeypatch, fit, kind="paper", fractions=(0.0, 0.02)):
+    monkeypatch.setitem(METHODS, "fake", {"label": "Fake", "kind": kind,
+                                          "ts": (None,), "params": {},
+                                          "description": "test method"})
+    monkeypatch.setitem(_runner.FITTERS, "fake", fit)
+    return make_config(
+        "test",
+        datasets={"faces100": {"link_fractions": fractions,
+                               "preprocessing": ("raw",)}},
+        methods=("fake",), seeds=(0, 1),
+    )
+
+
+def test_failures_are_records_not_crashes(monkeypatch, tmp_path):
+    def fit(run, X, n_clusters, must, cannot):
+        if run["link_fraction"] > 0:
+            raise np.linalg.LinAlgError("numerical problems in the eigensolver")
+        return np.arange(X.shape[0]) % n_clusters, {}
+
+    config = _fake_config(monkeypatch, fit)
+    summary = run_experiment(config, tmp_path, progress=False)
+    assert summary["new_runs"] == 4 and summary["new_failed"] == 2
+    records = read_records(tmp_path / RECORDS_FILE)
+    failed = [r for r in records if r["status"] == "failed"]
+    assert len(failed) == 2
+    for r in failed:
+        assert r["ari"] == "" and "LinAlgError: numerical problems" in r["error"]
+    ok = [r for r in records if r["status"] == "ok"]
+    assert all(r["error"] == "" and r["ari"] != "" for r in ok)
+
+
+def test_time_budget_skips_the_later_runs_at_as_many_links(monkeypatch, tmp_path):
+    from smiclust.experiments._peers import PeerSkipped
+
+    calls = []
+
+    def fit(run, X, n_clusters, must, cannot):
+        calls.append((run["seed"], run["link_fraction"]))
+        if run["link_fraction"] >= 0.02:
+            raise PeerSkipped("exceeded the time budget of 1 s")
+        return np.zeros(X.shape[0], dtype=int), {}
+
+    config = _fake_config(monkeypatch, fit, kind="peer", fractions=(0.0, 0.02, 0.05))
+    summary = run_experiment(config, tmp_path, progress=False)
+    assert summary["new_runs"] == 6 and summary["new_skipped"] == 4
+    assert calls == [(0, 0.0), (0, 0.02), (1, 0.0)]
+    records = {(int(r["seed"]), float(r["link_fraction"])): r
+               for r in read_records(tmp_path / RECORDS_FILE)}
+    assert records[(1, 0.0)]["status"] == "ok"
+    assert records[(0, 0.02)]["error"] == "exceeded the time budget of 1 s"
+    assert records[(1, 0.05)]["error"].startswith(
+        "not run: fake on faces100/raw with 2 % of the pairs as links exceeded")
+
+
+def test_runner_progress_lines(monkeypatch, tmp_path):
+    import io
+
+    def fit(run, X, n_clusters, must, cannot):
+        return np.zeros(X.shape[0], dtype=int), {}
+
+    config = _fake_config(monkeypatch, fit)
+    stream = io.StringIO()
+    run_experiment(config, tmp_path, progress=stream)
+    lines = stream.getvalue().splitlines()
+    assert "4 to do" in lines[0]
+    assert len(lines) == 5 and all("ARI 0.000" in line for line in lines[1:])
+
+
+def test_dask_local_cluster_gives_the_same_records(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    config = make_config(
+        "tiny",
+        datasets={"faces100": {"link_fractions": (0.0, 0.05),
+                               "preprocessing": ("raw",)}},
+        methods=("3smic", "sl"), seeds=(0,),
+        method_overrides={"3smic": {"params": dict(QUICK_3SMIC_PARAMS)},
+                          "sl": {"ts": (4,)}},
+    )
+    local = run_experiment(config, tmp_path / "local", progress=False)
+    assert local["new_runs"] == 4
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1,
+                                  processes=False, dashboard_address=None) as cluster:
+        remote = run_experiment(config, tmp_path / "dask", progress=False,
+                                scheduler=cluster.scheduler_address)
+    assert remote["new_runs"] == 4
+    assert _stable(read_records(tmp_path / "dask" / RECORDS_FILE)) == _stable(
+        read_records(tmp_path / "local" / RECORDS_FILE))
+
+
+# ---------------------------------------------------------------------------
+# peers
+# ---------------------------------------------------------------------------
+
+
+def test_active_semi_clustering_import_leaves_numpy_error_state(monkeypatch):
+    import importlib
+
+    from smiclust.experiments._peers import (
+        import_active_semi_clustering,
+        peer_unavailable_reason,
+    )
+
+    if peer_unavailable_reason("pckmeans") is not None:
+        pytest.skip(peer_unavailable_reason("pckmeans"))
+    for name in [m for m in sys.modules if m.startswith("active_semi_clustering")]:
+        monkeypatch.delitem(sys.modules, name)
+    with np.errstate(all="ignore"):
+        # the package itself changes the global state when imported ...
+        importlib.import_module("active_semi_clustering")
+        assert np.geterr()["divide"] == "raise"
+    for name in [m for m in sys.modules if m.startswith("active_semi_clustering")]:
+        monkeypatch.delitem(sys.modules, name)
+    before = np.geterr()
+    module = import_active_semi_clustering()  # ... the adapter does not
+    assert np.geterr() == before
+    assert hasattr(module, "PCKMeans")
+
+
+def test_peer_fit_in_process_leaves_global_state(blobs3):
+    from smiclust.experiments._peers import fit_peer, peer_unavailable_reason
+
+    if peer_unavailable_reason("pckmeans") is not None:
+        pytest.skip(peer_unavailable_reason("pckmeans"))
+    X, y = blobs3
+    err, rand = np.geterr(), np.random.get_state()
+    labels, _ = fit_peer("pckmeans", X, 3, [[0, 1]], [[0, 40]], random_state=0,
+                         isolate=False)
+    assert np.geterr() == err
+    after = np.random.get_state()
+    assert np.array_equal(rand[1], after[1]) and rand[2] == after[2]
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(y, labels) > 0.9
+
+
+def test_peers_run_or_are_skipped_with_a_reason(tmp_path):
+    from smiclust.experiments._peers import peer_unavailable_reason
+
+    peers = ("pckmeans", "mpckmeans", "copkmeans", "e2cp")
+    config = make_config(
+        "peers",
+        datasets={"parkinson": {"link_fractions": (0.01,),
+                                "preprocessing": ("standardized",)}},
+        methods=peers, seeds=(0,),
+        method_overrides={**{m: {"time_budget": 60.0} for m in peers},
+                          "mpckmeans": {"params": {"max_iter": 2}}},
+    )
+    run_experiment(config, tmp_path, progress=False)  # worker reused below
+    records = {r["method"]: r for r in read_records(tmp_path / RECORDS_FILE)}
+    assert set(records) == set(peers)
+    for method, r in records.items():
+        assert r["status"] in ("ok", "skipped", "failed")
+        if r["status"] == "ok":
+            assert -1 <= float(r["ari"]) <= 1 and r["error"] == ""
+        else:
+            assert r["error"] and r["ari"] == ""
+        if method in ("pckmeans", "e2cp") and peer_unavailable_reason(method) is None:
+            assert r["status"] == "ok"
+    # MPCKMeans is skipped up front on faces100 (d = 4096), with the reason
+    config["datasets"] = {"faces100": {"link_fractions": (0.02,),
+                                       "preprocessing": ("raw",)}}
+    run = next(r for r in _runner.plan_runs(config) if r["method"] == "mpckmeans")
+    record = _runner.run_one(run)
+    assert record["status"] == "skipped" and "d=4096 > 100" in record["error"]
+    assert "pure Python" in record["error"]
+
+
+def test_peer_time_budget():
+    from smiclust.experiments._peers import (
+        PeerSkipped,
+        fit_peer,
+        peer_unavailable_reason,
+        shutdown_workers,
+    )
+
+    if peer_unavailable_reason("copkmeans") is not None:
+        pytest.skip(peer_unavailable_reason("copkmeans"))
+    X = np.random.RandomState(0).normal(size=(3000, 5))
+    try:  # the worker of the previous test, if any, is killed and not reused
+        with pytest.raises(PeerSkipped, match="time budget of 0.2 s"):
+            fit_peer("copkmeans", X, 2, [], [], time_budget=0.2)
+    finally:
+        shutdown_workers()
+
+
+# ---------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------
+
+
+def _write_records(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(RECORD_FIELDS)
+        for r in rows:
+            w.writerow([r.get(k, "") for k in RECORD_FIELDS])
+
+
+def _synthetic(dataset, method, t, curve, n=100, seeds=(0, 1)):
+    rows = []
+    for f, mean in curve.items():
+        for s in seeds:
+            rows.append({
+                "run_id": f"{dataset}/raw/{method}/t={t}/links={f}/seed={s}",
+                "dataset": dataset, "preprocessing": "raw", "method": method,
+                "t": "" if t is None else t, "link_fraction": f,
+                "links": round(f * n * (n - 1) / 2), "seed": s,
+                "ari": mean + (0.01 if s else -0.01), "status": "ok",
+                "seconds": 1.0,
+            })
+    return rows
+
+
+def test_claims_verdicts_from_synthetic_records(tmp_path):
+    from smiclust.experiments import evaluate_claims, load_records, summarize
+
+    levels = (0.0, 0.01, 0.05)
+    rows = []
+    # faces100: reasonable without links, near-perfect with links
+    rows += _synthetic("faces100", "3smic", None, dict(zip(levels, (0.6, 0.8, 0.95))))
+    rows += _synthetic("faces100", "sl", 1, dict(zip(levels, (0.1, 0.2, 0.3))))
+    rows += _synthetic("faces100", "sl", 7, dict(zip(levels, (0.6, 0.8, 0.9))))
+    rows += _synthetic("faces100", "csc", 1, dict(zip(levels, (0.5, 0.3, 0.3))))
+    rows += _synthetic("faces100", "csc", 7, dict(zip(levels, (0.5, 0.3, 0.35))))
+    path = tmp_path / RECORDS_FILE
+    _write_records(path, rows)
+    claims = {c["claim"]: c for c in evaluate_claims(summarize(load_records(path)))}
+    assert claims["1"]["verdict_raw"] == "reproduced"
+    assert claims["3a"]["verdict_raw"] == "reproduced"   # SL range 0.5-0.6
+    assert claims["3b"]["verdict_raw"] == "reproduced"   # 3SMIC >= SL t=7
+    assert claims["4a"]["verdict_raw"] == "reproduced"   # CSC range <= 0.05
+    assert claims["4c"]["verdict_raw"] == "reproduced"   # CSC far below
+    assert claims["2"]["verdict_raw"] == "not tested"    # no binary data set
+    assert claims["5"]["verdict_raw"] == "not tested"
+    evidence = " ".join(claims["3b"]["evidence_raw"])
+    assert "SL t=7" in evidence and "+0.02" in evidence
+
+
+def test_report_from_records(tmp_path):
+    from smiclust.experiments import write_report
+
+    rows = _synthetic("parkinson", "3smic", None, {0.0: 0.0, 0.03: 0.7})
+    rows += _synthetic("parkinson", "sl", 4, {0.0: 0.05, 0.03: 0.6})
+    rows.append({"run_id": "parkinson/raw/pckmeans/t=-/links=0.03/seed=0",
+                 "dataset": "parkinson", "preprocessing": "raw",
+                 "method": "pckmeans", "link_fraction": 0.03, "seed": 0,
+                 "status": "skipped", "error": "exceeded the time budget of 1 s"})
+    _write_records(tmp_path / RECORDS_FILE, rows)
+    report = write_report(tmp_path / RECORDS_FILE, tmp_path, figures=False)
+    report = report.read_text()
+    assert "| 3SMIC (auto) | 0.00 ± 0.01 | 0.70 ± 0.01 |" in report
+    assert "| PCKMeans |  | skipped |" in report
+    assert "exceeded the time budget of 1 s" in report
+    assert "| 2 | parkinson, spam, sonar" in report
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--datasets", "nope"], "--datasets must be among"),
+    (["--methods", "kmeans"], "--methods must be among"),
+    (["--seeds", "0"], "--seeds must be at least 1"),
+    (["--link-levels", "1.5"], "--link-levels must lie in"),
+    (["--time-budget", "0"], "--time-budget must be positive"),
+])
+def test_cli_usage_errors(args, message, capsys, tmp_path):
+    from smiclust.cli import main
+
+    assert main(["reproduce", "--out", str(tmp_path), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_config_selection():
+    from smiclust.cli import build_parser
+    from smiclust.commands.reproduce import build_config
+
+    args = build_parser().parse_args(
+        ["reproduce", "--datasets", "spam", "--methods", "3smic", "sl",
+         "--seeds", "3", "--link-levels", "0", "0.001"])
+    config = build_config(args)
+    assert config["seeds"] == (0, 1, 2)
+    assert config["datasets"] == {"spam": {"link_fractions": (0.0, 0.001),
+                                           "preprocessing": ("raw", "standardized")}}
+    assert config["methods"]["sl"]["ts"] == (1, 4, 7, 10)
+    assert config["methods"]["3smic"]["params"] == {}  # full grids ("auto")
+    full = build_config(build_parser().parse_args(["reproduce"]))
+    assert len(full["seeds"]) == 20 and len(full["datasets"]) == 6
+    assert set(full["methods"]) == set(METHODS)
+    assert math.isclose(full["datasets"]["spam"]["link_fractions"][-2], 0.001)
