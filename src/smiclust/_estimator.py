@@ -26,7 +26,7 @@ from .model_selection import (
     candidate_grid,
     search_parameters,
 )
-from .utils._checks import check_n_clusters, check_numeric
+from .utils._checks import check_n_clusters, check_numeric, unit_exponent
 from .utils._validation import (
     IntegerGrid,
     Interval,
@@ -287,8 +287,11 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         lsmi_seed = rng.randint(_SEED_MAX)
         neighbor_seed = rng.randint(_SEED_MAX)
 
+        # Extreme scales (|X| beyond 2**+-100) are searched at unit scale: the
+        # kernel is scale-invariant, and squared distances would overflow.
+        self._x_exponent = unit_exponent(X)
         graph = nearest_neighbors(
-            X,
+            np.ldexp(X, -self._x_exponent) if self._x_exponent else X,
             max(t_grid),
             algorithm=self.neighbor_algorithm,
             n_jobs=self.n_jobs,
@@ -369,7 +372,7 @@ class SMIClustering(ClusterMixin, BaseEstimator):
             self.tuning_results_ = _single_row(
                 t, gamma, eta, self.n_violations_, np.unique(self.labels_).size
             )
-        self.local_scales_ = local_scales(graph, t)
+        self.local_scales_ = np.ldexp(local_scales(graph, t), self._x_exponent)
         self._fit_X = X
         return self
 
@@ -404,9 +407,11 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        Kx = local_scaling_cross_kernel(
-            X, self._fit_X, self.local_scales_, self.n_neighbors_
-        )
+        X_fit, sigma = self._fit_X, self.local_scales_
+        e = getattr(self, "_x_exponent", 0)  # absent from older pickles
+        if e:  # the unit scale of fit (see there)
+            X, X_fit, sigma = (np.ldexp(a, -e) for a in (X, X_fit, sigma))
+        Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
         return np.asarray(Kx @ self.dual_coef_)
 
     def predict(self, X):

@@ -59,11 +59,13 @@ def check_links(links, n_samples, *, name="must_link", owner="check_links"):
     Raises
     ------
     TypeError
-        If the indices are not integers (floats, booleans, strings, objects).
+        If the indices are not integers (floats, even integral ones, booleans,
+        strings, objects other than Python / NumPy integers).
     ValueError
         If the shape is not ``(n_pairs, 2)``, an index is out of
-        ``[0, n_samples - 1]``, a pair links a sample to itself, or a pair is
-        given twice (in either order).
+        ``[0, n_samples - 1]``, a pair links a sample to itself, there are more
+        pairs than the ``n_samples (n_samples - 1) / 2`` distinct ones, or a
+        pair is given twice (in either order).
 
     Examples
     --------
@@ -89,31 +91,47 @@ def check_links(links, n_samples, *, name="must_link", owner="check_links"):
     if arr.size == 0:
         if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] in (0, 2)):
             return _empty_pairs()
+    if arr.ndim == 0:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be an array of index pairs of "
+            f"shape (n_pairs, 2); got {links!r}."
+        )
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(
             f"The {name!r} parameter of {owner} must be an array of index pairs of "
             f"shape (n_pairs, 2); got an array of shape {arr.shape}."
         )
+    if arr.dtype.kind == "O" and all(_is_index(v) for v in arr.flat):
+        # e.g. Python ints from an object column (checked before the cast)
+        values = [tuple(int(v) for v in p) for p in arr]
+        for row, pair in enumerate(values):
+            if not all(0 <= v < n_samples for v in pair):
+                raise _out_of_range(name, owner, n_samples, row, pair)
+        arr = np.array(values, dtype=np.int64).reshape(-1, 2)
     if arr.dtype.kind == "b" or not np.issubdtype(arr.dtype, np.integer):
+        bad = next((p for p in arr if not all(_is_index(v) for v in p)), arr[0])
         raise TypeError(
             f"The {name!r} parameter of {owner} must hold integer sample indices; "
-            f"got an array of dtype {arr.dtype}."
+            f"got an array of dtype {arr.dtype}, e.g. the pair {tuple(bad.tolist())!r}."
         )
-    arr = arr.astype(np.intp)
     bad = (arr < 0) | (arr >= n_samples)
     if bad.any():
         row = int(np.flatnonzero(bad.any(axis=1))[0])
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must hold indices in "
-            f"[0, {n_samples - 1}] (n_samples={n_samples}); pair {row} is "
-            f"{tuple(int(v) for v in arr[row])}."
-        )
+        raise _out_of_range(name, owner, n_samples, row, arr[row])
+    arr = arr.astype(np.intp)
     self_pairs = arr[:, 0] == arr[:, 1]
     if self_pairs.any():
         row = int(np.flatnonzero(self_pairs)[0])
         raise ValueError(
             f"The {name!r} parameter of {owner} must link two different samples; "
             f"pair {row} is {tuple(int(v) for v in arr[row])}."
+        )
+    n_distinct = n_samples * (n_samples - 1) // 2
+    if len(arr) > n_distinct:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must not repeat a pair, so it can "
+            f"hold at most n_samples (n_samples - 1) / 2 = {n_distinct} pairs "
+            f"(n_samples={n_samples}); got {len(arr)}."
         )
     pairs = np.sort(arr, axis=1)
     _, first, counts = np.unique(pairs, axis=0, return_index=True, return_counts=True)
@@ -167,6 +185,21 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
     return must, cannot
 
 
+def _out_of_range(name, owner, n_samples, row, pair):
+    return ValueError(
+        f"The {name!r} parameter of {owner} must hold indices in "
+        f"[0, {n_samples - 1}] (n_samples={n_samples}); pair {row} is "
+        f"{tuple(int(v) for v in pair)}."
+    )
+
+
+def _is_index(value):
+    """Whether ``value`` is an integer that is not a boolean."""
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
 def _common_rows(a, b):
     a_view = {tuple(p) for p in a.tolist()}
     return np.array([p for p in b.tolist() if tuple(p) in a_view], dtype=np.intp)
@@ -218,6 +251,14 @@ def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
     >>> must.tolist(), cannot.tolist()
     ([[0, 2]], [[0, 3], [2, 3]])
     """
+    if n_samples is not None and (
+        not isinstance(n_samples, numbers.Integral)
+        or isinstance(n_samples, (bool, np.bool_))
+    ):
+        raise TypeError(
+            "The 'n_samples' parameter of pairs_from_labels must be an int or None. "
+            f"Got {n_samples!r} instead."
+        )
     y = np.asarray(labels)
     if y.ndim != 1:
         raise ValueError(
@@ -228,9 +269,12 @@ def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
         if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
             y = y.astype(np.int64)
         else:
+            hint = ""
+            if y.dtype.kind == "f" and np.isnan(y).any():
+                hint = f" (NaN found: mark unlabelled samples with {unlabeled})"
             raise TypeError(
                 "The 'labels' parameter of pairs_from_labels must hold integer "
-                f"labels ({unlabeled} for unlabelled); got dtype {y.dtype}."
+                f"labels ({unlabeled} for unlabelled); got dtype {y.dtype}{hint}."
             )
     if n_samples is not None and y.shape[0] != n_samples:
         raise ValueError(

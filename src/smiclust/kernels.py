@@ -260,13 +260,16 @@ def local_scaling_kernel(
     >>> K.toarray().round(3)
     array([[1.   , 0.607, 0.   , 0.   ],
            [0.607, 1.   , 0.607, 0.   ],
-           [0.607, 0.607, 1.   , 0.   ],
-           [0.   , 0.   , 0.   , 1.   ]])
+           [0.   , 0.607, 1.   , 0.018],
+           [0.   , 0.   , 0.018, 1.   ]])
     """
-    from .utils._checks import check_n_neighbors, check_samples
+    from .utils._checks import check_n_neighbors, check_samples, unit_exponent
 
     X = check_samples(X, owner="local_scaling_kernel", min_samples=2)
     t = check_n_neighbors(n_neighbors, X.shape[0], owner="local_scaling_kernel")
+    exponent = unit_exponent(X)
+    if exponent:  # the kernel is scale-invariant; avoid overflow / underflow
+        X = np.ldexp(X, -exponent)
     graph = nearest_neighbors(
         X, t, algorithm=algorithm, n_jobs=n_jobs, random_state=random_state
     )
@@ -285,7 +288,8 @@ def local_scaling_cross_kernel(
     :math:`x'` would be among the ``t`` nearest of :math:`x_i`, i.e.
     :math:`\|x'-x_i\| \le \sigma_i`. Exact; distances are computed in chunks, so
     memory stays bounded by ``working_memory`` (MiB, scikit-learn's setting by
-    default).
+    default). A new sample too far away for its distances to be represented
+    (overflow) gets an empty row, the limit of the kernel at infinity.
 
     Prior validation is assumed: ``sigma_fit`` are the fitted (floored) scales.
 
@@ -300,10 +304,12 @@ def local_scaling_cross_kernel(
         part = np.partition(D, t - 1, axis=1)[:, t - 1]
         sigma_new = np.maximum(part, floor)
         mask = (D <= part[:, None]) | (D <= sigma_fit[None, :])
+        mask &= np.isfinite(part)[:, None]  # overflowed distances: too far
         rows, cols = np.nonzero(mask)
-        values = np.exp(
-            -(D[rows, cols] ** 2) / (2.0 * sigma_new[rows] * sigma_fit[cols])
-        )
+        with np.errstate(over="ignore"):  # exp(-inf) = 0 is the right limit
+            values = np.exp(
+                -(D[rows, cols] ** 2) / (2.0 * sigma_new[rows] * sigma_fit[cols])
+            )
         return sp.csr_matrix((values, (rows, cols)), shape=D.shape)
 
     blocks = list(

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
+from .utils._checks import check_samples, unit_exponent
 from .utils._validation import (
     Interval,
     _Grid,
@@ -377,7 +378,7 @@ class LSMIDesign:
             "random_state": random_state,
         }
         _validate_parameters(params, owner)
-        X = check_array(X, dtype=np.float64, ensure_2d=True, input_name="X")
+        X = check_samples(X, owner=owner)
         n_samples = X.shape[0]
         if n_folds > n_samples:
             raise ValueError(
@@ -394,11 +395,19 @@ class LSMIDesign:
         permutation = rng.permutation(n_samples)
         folds = tuple(np.array_split(permutation, int(n_folds)))
 
+        # Distances and widths are computed at unit scale when |X| is extreme
+        # (squared distances would overflow or underflow); exact, as 2**e.
+        exponent = unit_exponent(X)
+        if exponent:
+            X = np.ldexp(X, -exponent)
         sq_dist = euclidean_distances(X, X[centers], squared=True)
         self_pairs = (centers, np.arange(n_centers_))
         sq_dist[self_pairs] = 0.0  # exact, not the rounding of the expansion
         median_distance = _median_distance(sq_dist, self_pairs)
-        widths = _as_grid(kernel_width, median_distance * _DEFAULT_WIDTH_FACTORS)
+        widths = _as_grid(
+            None if kernel_width is None else np.ldexp(kernel_width, -exponent),
+            median_distance * _DEFAULT_WIDTH_FACTORS,
+        )
         deltas = _as_grid(regularization, _DEFAULT_REGULARIZATIONS)
         cross_validates = widths.size * deltas.size > 1
 
@@ -427,8 +436,9 @@ class LSMIDesign:
         self.n_centers_ = n_centers_
         self.center_indices_ = centers
         self.fold_indices_ = folds
-        self.median_distance_ = float(median_distance)
-        self.kernel_widths_ = widths
+        self.median_distance_ = float(np.ldexp(median_distance, exponent))
+        self.kernel_widths_ = np.ldexp(widths, exponent)  # in the units of X
+        self._widths = widths  # at the scale of _sq_dist
         self.regularizations_ = deltas
         self.cross_validates_ = bool(cross_validates)
         self._order = order
@@ -438,7 +448,8 @@ class LSMIDesign:
         self._gram_full = gram_full
         self._gram_held = gram_held
         # Read-only: evaluate() must never mutate the design (thread safety).
-        for array in (centers, widths, deltas, order, bounds, sq_dist, gram_full):
+        arrays = (centers, widths, self.kernel_widths_, deltas, order, bounds)
+        for array in (*arrays, sq_dist, gram_full):
             array.flags.writeable = False
         self._row_fold.flags.writeable = False
         if gram_held is not None:
@@ -533,7 +544,7 @@ class LSMIDesign:
         sq_dist = self._sq_dist[np.ix_(rows, centers)]  # (n_y, s)
         fold_indicator = _one_hot(self._row_fold[rows], n_folds).T  # (M, n_y)
         sums = np.empty((n_folds, self.kernel_widths_.size, centers.size))
-        for k, width in enumerate(self.kernel_widths_):
+        for k, width in enumerate(self._widths):
             # Only the (class rows, class centres) entries of Phi are needed:
             # recomputing them beats reading a stored Phi for every width.
             sums[:, k] = fold_indicator @ _gaussian(sq_dist, width)
@@ -593,8 +604,18 @@ class LSMIDesign:
 
 
 def _gaussian(sq_dist, width):
-    """Gaussian kernel ``exp(-sq_dist / (2 width^2))``, elementwise."""
-    out = np.multiply(sq_dist, -0.5 / width**2)
+    """Gaussian kernel ``exp(-sq_dist / (2 width^2))``, elementwise.
+
+    Finite for every positive width: a width whose square overflows gives 1
+    everywhere, one whose inverse square overflows gives the limit 1 at
+    distance 0 and 0 elsewhere.
+    """
+    inv = 1.0 / max(float(width), np.finfo(np.float64).tiny)
+    factor = -0.5 * inv * inv  # Python floats: overflow gives -inf, no error
+    if factor == -np.inf:
+        return np.where(sq_dist > 0, 0.0, 1.0)
+    with np.errstate(over="ignore"):  # exp(-inf) = 0 is the right value
+        out = np.multiply(sq_dist, factor)
     return np.exp(out, out=out)
 
 
@@ -766,7 +787,7 @@ def lsmi_score(
         },
         "lsmi_score",
     )
-    X = check_array(X, dtype=np.float64, ensure_2d=True, input_name="X")
+    X = check_samples(X, owner="lsmi_score")
     # Fail fast on bad labels, before the precomputation.
     _encode_labels(labels, X.shape[0], "lsmi_score")
     design = LSMIDesign._create(

@@ -10,16 +10,19 @@ __all__ = [
     "check_samples",
     "check_n_neighbors",
     "check_n_clusters",
+    "unit_exponent",
 ]
 
 
 def check_numeric(X, *, owner, name="X"):
-    """Reject input that is not made of real numbers, before any conversion.
+    """Reject input that is not a 2-d table of real numbers, before conversion.
 
     Sparse matrices, string, byte, datetime and object arrays holding
     non-numbers raise ``TypeError`` naming ``name``, ``owner`` and the received
     type; complex arrays raise ``ValueError`` (scikit-learn's convention).
-    Booleans are accepted (as 0 / 1, like scikit-learn).
+    Booleans are accepted (as 0 / 1, like scikit-learn). An array that is not
+    2-d raises ``ValueError`` naming its shape (with scikit-learn's hint
+    "Reshape your data").
     """
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError(
@@ -27,14 +30,24 @@ def check_numeric(X, *, owner, name="X"):
             f"{type(X).__name__}. Convert it with .toarray() first."
         )
     dtype = getattr(X, "dtype", None)
-    if not isinstance(dtype, np.dtype):
+    shape = getattr(X, "shape", None)
+    if not isinstance(dtype, np.dtype) or not isinstance(shape, tuple):
         try:
-            dtype = np.asarray(X).dtype
+            arr = np.asarray(X)
         except (ValueError, TypeError):
             raise ValueError(
                 f"{owner} expects {name!r} to be a 2-d array of numbers; got a "
                 f"ragged or unreadable {type(X).__name__}."
             ) from None
+        dtype, shape = arr.dtype, arr.shape
+    if len(shape) != 2:
+        # starts with scikit-learn's wording, which callers may already match
+        raise ValueError(
+            f"Expected 2D array, got {len(shape)}D array instead: {owner} expects "
+            f"{name!r} of shape (n_samples, n_features); got shape {shape}. "
+            f"Reshape your data with {name}.reshape(-1, 1) if it has a single "
+            f"feature or {name}.reshape(1, -1) if it is a single sample."
+        )
     if dtype.kind == "c":
         # ValueError, with scikit-learn's wording, as its common checks expect
         raise ValueError(
@@ -104,3 +117,20 @@ def check_n_clusters(n_clusters, n_samples, *, owner):
             f"[1, n_samples] = [1, {n_samples}]. Got {n_clusters!r} instead."
         )
     return int(n_clusters)
+
+
+def unit_exponent(X):
+    """Exponent ``e`` such that ``np.ldexp(X, -e)`` has its largest magnitude in
+    [0.5, 1), or 0 when ``X`` needs no rescaling.
+
+    Prior validation is assumed (finite float array). Squared distances
+    overflow above about 1e154 and underflow below about 1e-154; the
+    local-scaling kernel and LSMI with its default (relative) width grid are
+    invariant to a global scaling of ``X``, so data outside
+    ``[2**-100, 2**100)`` is computed at unit scale. A power of two rescales
+    exactly (``np.ldexp``), so results are those of the unit-scale data.
+    """
+    peak = float(np.max(np.abs(X))) if X.size else 0.0
+    if peak == 0.0 or 2.0**-100 <= peak < 2.0**100:
+        return 0
+    return int(np.frexp(peak)[1])

@@ -35,7 +35,9 @@ def _is_bool(value):
 class Interval:
     """Numbers of ``type_`` in an interval; ``None`` bounds are infinite.
 
-    Booleans never count as numbers, and NaN is never inside an interval.
+    Booleans never count as numbers, and NaN and the infinities are never inside
+    an interval: an infinite (``None``) bound is open, so ``gamma=float("inf")``
+    is rejected like ``gamma=-1``.
     """
 
     type_: type
@@ -49,7 +51,7 @@ class Interval:
     def contains(self, value):
         if not self.type_matches(value):
             return False
-        if np.isnan(float(value)):
+        if not isinstance(value, numbers.Integral) and not np.isfinite(float(value)):
             return False
         left_ok = self.left is None or (
             value >= self.left if self.closed in ("left", "both") else value > self.left
