@@ -394,7 +394,7 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         pattern = self.affinity_matrix_ + link_matrix(must, n) + link_matrix(cannot, n)
         n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
         self.n_graph_components_ = int(n_components)
-        if n_components > c:
+        if c > 1 and n_components > c:
             warnings.warn(
                 f"The kNN graph (with links) has {n_components} connected components, "
                 f"more than n_clusters={c}; clusters may follow the components. "
