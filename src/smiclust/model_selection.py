@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 
 from ._solver import modified_kernel, solve_smic
 from .kernels import local_scaling_kernel_from_neighbors
@@ -140,6 +140,10 @@ def _violations(labels, must, cannot):
         np.count_nonzero(labels[must[:, 0]] != labels[must[:, 1]])
         + np.count_nonzero(labels[cannot[:, 0]] == labels[cannot[:, 1]])
     )
+
+
+def _evaluate_batch(lsmi_design, labelings):
+    return [lsmi_design.evaluate(labels) for labels in labelings]
 
 
 def _solve_group(
@@ -269,9 +273,15 @@ def search_parameters(
             file=sys.stderr,
             flush=True,
         )
-    scored = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(lsmi_design.evaluate)(first_of[key]) for key in unique
+    # The design is the heavy argument: send it with a few batches of
+    # labellings (two per worker), not once per labelling.
+    n_batches = max(1, min(len(unique), 2 * effective_n_jobs(n_jobs)))
+    batches = [b.tolist() for b in np.array_split(np.arange(len(unique)), n_batches)]
+    scored_batches = Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(_evaluate_batch)(lsmi_design, [first_of[unique[i]] for i in batch])
+        for batch in batches
     )
+    scored = [result for batch in scored_batches for result in batch]
     by_key = dict(zip(unique, scored))
 
     lsmi = np.array([by_key[k].score for k in keys])
