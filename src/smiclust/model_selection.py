@@ -82,8 +82,8 @@ def selection_criterion(lsmi, n_violations):
     Examples
     --------
     >>> from smiclust.model_selection import selection_criterion
-    >>> selection_criterion([0.2, 0.4, 0.3], [4, 0, 2]).round(2)
-    array([-0.5,  1. ,  0.25])
+    >>> selection_criterion([0.2, 0.4, 0.3], [4, 0, 2]).round(2).tolist()
+    [-0.5, 1.0, 0.25]
     """
     lsmi = np.asarray(lsmi, dtype=np.float64)
     nv = np.asarray(n_violations, dtype=np.float64)
