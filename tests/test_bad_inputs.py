@@ -15,7 +15,9 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics import adjusted_rand_score
 
 from smiclust import (
+    ConstrainedSpectralClustering,
     SMIClustering,
+    SpectralLearning,
     local_scaling_kernel,
     lsmi_score,
     pairs_from_labels,
@@ -698,3 +700,46 @@ def test_lobpcg_iteration_bound_warns():
             3, n_neighbors=5, gamma=0.0, eigen_solver="lobpcg", max_iter=1, tol=1e-15
         ).fit(X)
     _assert_finite_model(model, X)
+
+
+# ---------------------------------------------------------------------------
+# The baselines share the X checks and the degenerate-X rules
+# ---------------------------------------------------------------------------
+
+BASELINES = [SpectralLearning, ConstrainedSpectralClustering]
+
+
+@pytest.mark.parametrize("name", list(BAD_X))
+@pytest.mark.parametrize("cls", BASELINES, ids=lambda c: c.__name__)
+def test_baselines_reject_bad_X(cls, name):
+    X, error, match = BAD_X[name]
+    with pytest.raises(error, match=match.replace("SMIClustering", cls.__name__)):
+        cls(2, n_neighbors=3, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-300, 2.0**700])
+@pytest.mark.parametrize("cls", BASELINES, ids=lambda c: c.__name__)
+def test_baselines_extreme_scales_equal_unit_scale(cls, scale):
+    X, y = _blobs()
+    X, y = X[y < 2], y[y < 2]  # two blobs: CSC thresholds one eigenvector
+    kw = dict(n_neighbors=5, random_state=0)
+    must, cannot = [[0, 1], [20, 21]], [[0, 20]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow, no NaN
+        scaled = cls(2, **kw).fit(X * scale, must_link=must, cannot_link=cannot)
+    unit = cls(2, **kw).fit(X, must_link=must, cannot_link=cannot)
+    assert np.all(np.isfinite(scaled.affinity_matrix_.data))
+    assert adjusted_rand_score(y, scaled.labels_) == 1.0
+    assert adjusted_rand_score(unit.labels_, scaled.labels_) == 1.0
+
+
+@pytest.mark.parametrize("cls", BASELINES, ids=lambda c: c.__name__)
+def test_baselines_identical_rows_warn(cls):
+    X = np.ones((30, 2))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        warnings.filterwarnings("ignore", "The kNN graph", UserWarning)
+        with pytest.warns(UserWarning, match="All 30 samples of X are identical"):
+            model = cls(2, n_neighbors=3, random_state=0).fit(X)
+    assert model.labels_.shape == (30,)
+    assert np.all(np.isfinite(model.affinity_matrix_.data))

@@ -22,7 +22,11 @@ ESTIMATORS = _public_estimators()
 
 def test_discovery_finds_the_estimators():
     names = {cls.__name__ for cls in ESTIMATORS}
-    assert "SMIClustering" in names
+    assert names == {
+        "SMIClustering",
+        "SpectralLearning",
+        "ConstrainedSpectralClustering",
+    }
 
 
 @parametrize_with_checks([cls(random_state=0) for cls in ESTIMATORS])

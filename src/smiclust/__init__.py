@@ -11,6 +11,7 @@ changes no global state.
 """
 
 from ._estimator import SMIClustering, smi_clustering
+from .baselines import ConstrainedSpectralClustering, SpectralLearning
 from .constraints import (
     count_violations,
     pairs_from_labels,
@@ -24,6 +25,8 @@ __version__ = "0.1.0"
 __all__ = [
     "SMIClustering",
     "smi_clustering",
+    "SpectralLearning",
+    "ConstrainedSpectralClustering",
     "local_scaling_kernel",
     "lsmi_score",
     "pairs_from_labels",

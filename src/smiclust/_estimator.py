@@ -26,7 +26,7 @@ from .model_selection import (
     candidate_grid,
     search_parameters,
 )
-from .utils._checks import check_n_clusters, check_numeric, unit_exponent
+from .utils._checks import check_numeric, validate_training_samples
 from .utils._validation import (
     IntegerGrid,
     Interval,
@@ -258,18 +258,8 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         """
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
-        check_numeric(X, owner=owner)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X, c, self._x_exponent = validate_training_samples(self, X, self.n_clusters)
         n = X.shape[0]
-        c = check_n_clusters(self.n_clusters, n, owner=owner)
-        if c > 1 and np.all(X == X[0]):
-            warnings.warn(
-                f"All {n} samples of X are identical: the kernel cannot tell them "
-                "apart, so the clusters follow only the links and the neighbour "
-                "search's tie-breaking.",
-                UserWarning,
-                stacklevel=2,
-            )
         must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
         t_grid = self._n_neighbors_grid(n)
         gamma_grid = _grid(self.gamma, DEFAULT_GAMMAS)
@@ -289,7 +279,6 @@ class SMIClustering(ClusterMixin, BaseEstimator):
 
         # Extreme scales (|X| beyond 2**+-100) are searched at unit scale: the
         # kernel is scale-invariant, and squared distances would overflow.
-        self._x_exponent = unit_exponent(X)
         graph = nearest_neighbors(
             np.ldexp(X, -self._x_exponent) if self._x_exponent else X,
             max(t_grid),

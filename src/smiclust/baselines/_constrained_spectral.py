@@ -42,12 +42,11 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from .._solver import leading_eigenvectors
 from ..constraints import check_constraints, link_matrix
 from ..kernels import local_scaling_kernel_from_neighbors, nearest_neighbors
-from ..utils._checks import check_n_clusters, check_n_neighbors
+from ..utils._checks import check_n_neighbors, validate_training_samples
 from ..utils._validation import (
     Interval,
     Options,
@@ -1356,9 +1355,8 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         """
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X, c, exponent = validate_training_samples(self, X, self.n_clusters)
         n = X.shape[0]
-        c = check_n_clusters(self.n_clusters, n, owner=owner)
         t = check_n_neighbors(self.n_neighbors, n, owner=owner)
         if self.assign_labels == "threshold" and c != 2:
             raise ValueError(
@@ -1371,7 +1369,7 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         solver_seed = rng.randint(_SEED_MAX)
         neighbor_seed = rng.randint(_SEED_MAX)
         graph = nearest_neighbors(
-            X,
+            np.ldexp(X, -exponent) if exponent else X,  # extreme scales at unit scale
             t,
             algorithm=self.neighbor_algorithm,
             n_jobs=self.n_jobs,

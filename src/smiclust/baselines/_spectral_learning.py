@@ -30,12 +30,11 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from .._solver import leading_eigenvectors, modified_kernel
 from ..constraints import check_constraints
 from ..kernels import local_scaling_kernel_from_neighbors, nearest_neighbors
-from ..utils._checks import check_n_clusters, check_n_neighbors
+from ..utils._checks import check_n_neighbors, validate_training_samples
 from ..utils._validation import (
     Interval,
     Options,
@@ -475,9 +474,8 @@ class SpectralLearning(ClusterMixin, BaseEstimator):
         """
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X, c, exponent = validate_training_samples(self, X, self.n_clusters)
         n = X.shape[0]
-        c = check_n_clusters(self.n_clusters, n, owner=owner)
         t = check_n_neighbors(self.n_neighbors, n, owner=owner)
         must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
 
@@ -487,7 +485,7 @@ class SpectralLearning(ClusterMixin, BaseEstimator):
         neighbor_seed = rng.randint(_SEED_MAX)
 
         graph = nearest_neighbors(
-            X,
+            np.ldexp(X, -exponent) if exponent else X,  # extreme scales at unit scale
             t,
             algorithm=self.neighbor_algorithm,
             n_jobs=self.n_jobs,

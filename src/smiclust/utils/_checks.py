@@ -1,6 +1,7 @@
-"""Input checks shared by the public functions (estimators use ``validate_data``)."""
+"""Input checks shared by the public functions and the estimators."""
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.utils import check_array
@@ -11,6 +12,7 @@ __all__ = [
     "check_n_neighbors",
     "check_n_clusters",
     "unit_exponent",
+    "validate_training_samples",
 ]
 
 
@@ -134,3 +136,39 @@ def unit_exponent(X):
     if peak == 0.0 or 2.0**-100 <= peak < 2.0**100:
         return 0
     return int(np.frexp(peak)[1])
+
+
+def validate_training_samples(estimator, X, n_clusters):
+    """Validate ``X`` and ``n_clusters`` for ``estimator.fit``.
+
+    Runs :func:`check_numeric` (clear ``TypeError`` / ``ValueError`` naming
+    ``X``), scikit-learn's ``validate_data`` (finite, at least 2 samples; sets
+    ``n_features_in_``) and :func:`check_n_clusters`, and warns when every
+    sample is identical and more than one cluster is asked for: the kernel then
+    cannot tell the samples apart.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+        A validated copy or view; the caller's array is never modified.
+    n_clusters : int
+    exponent : int
+        :func:`unit_exponent` of ``X``: ``np.ldexp(X, -exponent)`` is the
+        data at unit scale, on which neighbours and kernels stay finite.
+    """
+    from sklearn.utils.validation import validate_data
+
+    owner = type(estimator).__name__
+    check_numeric(X, owner=owner)
+    X = validate_data(estimator, X, dtype=np.float64, ensure_min_samples=2)
+    n = X.shape[0]
+    c = check_n_clusters(n_clusters, n, owner=owner)
+    if c > 1 and np.all(X == X[0]):
+        warnings.warn(
+            f"All {n} samples of X are identical: the kernel cannot tell them "
+            "apart, so the clusters follow only the links and the neighbour "
+            "search's tie-breaking.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return X, c, unit_exponent(X)
