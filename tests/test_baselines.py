@@ -11,13 +11,14 @@ CSC pencil is definite.
 
 import functools
 import time
+import warnings
 
 import numpy as np
 import pytest
 import scipy.linalg as la
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy.sparse.linalg import ArpackNoConvergence
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.exceptions import ConvergenceWarning
@@ -423,6 +424,47 @@ def test_csc_lobpcg_fallback_when_arpack_always_fails(monkeypatch):
     assert np.all(np.isfinite(model.embedding_))
     assert _abs_cos(model.embedding_[:, 0], V_ref[:, 0] / np.sqrt(d)) > 0.999
     assert adjusted_rand_score(model.labels_, V_ref[:, 0] > 0) == 1.0
+
+
+@pytest.mark.parametrize("error", ["no shifts", "no convergence"])
+def test_csc_lobpcg_fallback_on_any_arpack_error(monkeypatch, error):
+    """ARPACK error 3 ("No shifts could be applied") is not an
+    ArpackNoConvergence; it must fall back like one, not escape from fit."""
+
+    def failing(A, *args, **kwargs):
+        if error == "no shifts":
+            raise ArpackError(3)
+        raise ArpackNoConvergence("no", np.empty(0), np.empty((A.shape[0], 0)))
+
+    monkeypatch.setattr(csc_module, "eigsh", failing)
+    X, y, must, cannot, K = _csc_case("moons", 10, 100)
+    beta, lam_ref, V_ref, cost_ref, d = _cached_reference("moons", 10, 100, 2)
+    with pytest.warns(ConvergenceWarning, match="Shift-invert ARPACK did not conv"):
+        model = ConstrainedSpectralClustering(
+            2, n_neighbors=10, n_candidates=8, tol=1e-8, random_state=0
+        ).fit(X, must_link=must, cannot_link=cannot)
+    assert adjusted_rand_score(model.labels_, V_ref[:, 0] > 0) == 1.0
+
+
+def test_csc_arpack_error_case_of_the_reproduction_agrees_with_dense():
+    """parkinson, t=1, 10 % of the pairs as links, seed 3: ARPACK error 3 in
+    the shift-invert stage made this run of the reproduction fail."""
+    from smiclust.datasets import load_parkinson
+
+    X, y = load_parkinson()
+    n = len(y)
+    must, cannot = sample_links(y, round(0.1 * n * (n - 1) / 2), random_state=3)
+    fits = {}
+    for solver in ("arpack", "dense"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            warnings.filterwarnings("ignore", category=ConvergenceWarning)
+            warnings.filterwarnings("ignore", "No feasible", UserWarning)
+            warnings.filterwarnings("ignore", "The kNN graph", UserWarning)
+            fits[solver] = ConstrainedSpectralClustering(
+                2, n_neighbors=1, eigen_solver=solver, random_state=3
+            ).fit(X, must_link=must, cannot_link=cannot)
+    assert_array_equal(fits["arpack"].labels_, fits["dense"].labels_)
 
 
 def test_csc_bottleneck_graph_runs_through_slicing():

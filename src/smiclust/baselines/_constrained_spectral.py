@@ -32,6 +32,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import (
+    ArpackError,
     ArpackNoConvergence,
     LinearOperator,
     eigsh,
@@ -619,16 +620,17 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
                 tol=tol,
                 maxiter=_MAX_ITER_REGULAR if max_iter is None else max_iter,
             )
-        except ArpackNoConvergence as err:
+        except ArpackError as err:  # includes ArpackNoConvergence
+            converged = np.asarray(getattr(err, "eigenvalues", ()), dtype=np.float64)
             warnings.warn(
                 f"ARPACK did not converge for the {k} feasible eigenvectors of "
-                f"smallest lambda ({len(err.eigenvalues)} converged); falling "
-                "back to shift-invert with spectrum slicing.",
+                f"smallest lambda ({converged.size} converged; {_arpack_reason(err)}"
+                "); falling back to shift-invert with spectrum slicing.",
                 ConvergenceWarning,
                 stacklevel=4,
             )
-            partial_vals = np.asarray(err.eigenvalues, dtype=np.float64)
-            partial_vecs = err.eigenvectors
+            partial_vals = converged
+            partial_vecs = getattr(err, "eigenvectors", None)
     slicer = _Slicer(pencil)
     positive = partial_vals[partial_vals > 0]
     lower = float(positive.max()) if positive.size else None
@@ -660,19 +662,32 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
             tol=tol,
             maxiter=_MAX_ITER_SHIFT_INVERT if max_iter is None else max_iter,
         )
-    except ArpackNoConvergence as err:
+    except ArpackError as err:  # includes ArpackNoConvergence
+        converged = np.size(getattr(err, "eigenvalues", ()))
         warnings.warn(
-            f"Shift-invert ARPACK did not converge ({len(err.eigenvalues)} of "
-            f"{k} converged); falling back to LOBPCG.",
+            f"Shift-invert ARPACK did not converge ({converged} of {k} converged; "
+            f"{_arpack_reason(err)}); falling back to LOBPCG.",
             ConvergenceWarning,
             stacklevel=4,
         )
-        X0 = _start_block(rng, v0, k, err.eigenvectors)
+        X0 = _start_block(rng, v0, k, getattr(err, "eigenvectors", None))
     # (S, C), C = M - S / sigma: tau = sigma theta / (sigma - theta)
     C_op = _symmetric_operator(n, lambda Y: M_op @ Y - (S_op @ Y) / sigma)
     Cinv_op = _symmetric_operator(n, lambda Y: sigma * shift_inverse(Y))
     tau, X = _lobpcg(S_op, C_op, Cinv_op, X0, tol, max_iter)
-    return sigma * tau / (sigma + tau), X
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = sigma * tau / (sigma + tau)
+    # tau = -sigma (theta = +-inf) is impossible for sigma > theta_max: it marks
+    # a vector LOBPCG did not resolve; -inf makes it infeasible (dropped).
+    theta[~np.isfinite(theta)] = -np.inf
+    return theta, X
+
+
+def _arpack_reason(err):
+    """Short reason of an ARPACK failure, for the ConvergenceWarning."""
+    if isinstance(err, ArpackNoConvergence):
+        return "iteration limit reached"
+    return str(err).split(":")[0]  # "ARPACK error 3"
 
 
 def _symmetric_operator(n, f):
