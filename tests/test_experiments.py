@@ -1,6 +1,7 @@
 """Reproduction harness: config -> runner -> records -> report and figures."""
 
 import csv
+import io
 import json
 import math
 import subprocess
@@ -13,6 +14,7 @@ from smiclust.experiments import (
     RECORD_FIELDS,
     RECORDS_FILE,
     _runner,
+    load_records,
     make_config,
     quick_config,
     read_records,
@@ -129,6 +131,32 @@ def test_resume_after_interruption_redoes_only_the_lost_runs(quick_run, tmp_path
     assert len(resumed) == first["n_runs"]
     # recomputed runs give the same records (deterministic runs)
     assert _stable(resumed) == _stable(original)
+
+
+def test_retry_failed_reruns_only_the_failed_runs(quick_run, tmp_path):
+    out, first, _ = quick_run
+    original = read_records(out / RECORDS_FILE)
+    lines = (out / RECORDS_FILE).read_text().splitlines(keepends=True)
+    # mark the last record as failed, as a run that raised before a fix would be
+    failed = dict(original[-1], status="failed", ari="", error="RuntimeError: x")
+    target = tmp_path / "retry"
+    target.mkdir()
+    buffer = io.StringIO()
+    csv.DictWriter(buffer, fieldnames=RECORD_FIELDS, lineterminator="\n").writerow(
+        failed
+    )
+    (target / RECORDS_FILE).write_text("".join(lines[:-1]) + buffer.getvalue())
+
+    plain = run_experiment(quick_config(), target, progress=False)
+    assert plain["new_runs"] == 0  # a failed run is a result: not redone
+    retried = run_experiment(quick_config(), target, progress=False,
+                             retry_failed=True)
+    assert retried["new_runs"] == 1 and retried["new_failed"] == 0
+    again = run_experiment(quick_config(), target, progress=False,
+                           retry_failed=True)
+    assert again["new_runs"] == 0  # the last record of the run is ok now
+    df = load_records(target / RECORDS_FILE)
+    assert len(df) == first["n_runs"] and set(df["status"]) == {"ok"}
 
 
 def test_link_draws_are_deterministic():

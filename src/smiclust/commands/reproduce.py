@@ -62,6 +62,9 @@ def add_parser(subparsers):
     p.add_argument("--out", metavar="DIR", default=None,
                    help=f"output directory (default: {DEFAULT_OUT}, --quick: "
                         f"{DEFAULT_OUT_QUICK})")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="run again the runs recorded as failed (e.g. after a "
+                        "fix); the new record replaces the old one in the report")
     p.add_argument("--no-report", action="store_true",
                    help="only run; no figures or report")
     p.add_argument("--report-only", action="store_true",
@@ -134,7 +137,8 @@ def run(args):
     if not args.report_only:
         try:
             result.update(run_experiment(config, out, n_jobs=args.n_jobs,
-                                         scheduler=args.scheduler))
+                                         scheduler=args.scheduler,
+                                         retry_failed=args.retry_failed))
         except ValueError as exc:  # records file of another layout
             raise UsageError(str(exc)) from None
     elif not (out / RECORDS_FILE).exists():

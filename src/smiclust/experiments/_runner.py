@@ -462,7 +462,8 @@ def _peer_key(run):
     return (run["dataset"], run["preprocessing"], run["method"], run["t"])
 
 
-def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None):
+def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
+                   retry_failed=False):
     """Run every run of ``config`` not yet in ``out/records.csv``.
 
     Parameters
@@ -478,6 +479,10 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None):
         Address of a Dask scheduler (e.g. ``"tcp://127.0.0.1:8786"``).
     progress : file, default=None
         Where progress lines go (``None``: ``sys.stderr``; ``False``: nowhere).
+    retry_failed : bool, default=False
+        Run again the runs whose record has ``status="failed"``; the new
+        record is appended and replaces the old one when the records are read
+        (:func:`~smiclust.experiments.load_records`: last record wins).
 
     Returns
     -------
@@ -492,7 +497,9 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None):
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     path = out / RECORDS_FILE
-    done = {r["run_id"] for r in read_records(path)}
+    last_status = {r["run_id"]: r["status"] for r in read_records(path)}
+    done = {run_id for run_id, status in last_status.items()
+            if not (retry_failed and status == "failed")}
     runs = plan_runs(config)
     todo = [r for r in runs if r["run_id"] not in done]
     summary = {
