@@ -201,8 +201,15 @@ def _is_index(value):
 
 
 def _common_rows(a, b):
-    a_view = {tuple(p) for p in a.tolist()}
-    return np.array([p for p in b.tolist() if tuple(p) in a_view], dtype=np.intp)
+    """Rows of ``b`` that are also rows of ``a`` (both ``(k, 2)`` of indices >= 0).
+
+    Each pair is encoded as one integer ``i * width + j``, so the test is one
+    vectorised :func:`numpy.isin` instead of a Python set of tuples.
+    """
+    width = int(max(a.max(initial=0), b.max(initial=0))) + 1
+    a_keys = a[:, 0].astype(np.int64) * width + a[:, 1]
+    b_keys = b[:, 0].astype(np.int64) * width + b[:, 1]
+    return b[np.isin(b_keys, a_keys)].astype(np.intp)
 
 
 def link_matrix(pairs, n_samples):

@@ -1,0 +1,132 @@
+"""Tests of smiclust.model_selection: the paper's criterion, the candidate grid,
+the shared scoring of labellings, and the Dask path of the parameter search."""
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from smiclust import SMIClustering, sample_links
+from smiclust.constraints import check_constraints
+from smiclust.kernels import nearest_neighbors
+from smiclust.lsmi import LSMIDesign
+from smiclust.model_selection import (
+    candidate_grid,
+    search_parameters,
+    selection_criterion,
+)
+
+
+def _criterion_by_hand(lsmi, nv):
+    """The paper's Eq. (EXP:PriorPenalty), one candidate at a time."""
+    top = max(lsmi)
+    top_nv = max(nv)
+    return [
+        s / top - (v / top_nv if top_nv > 0 else 0.0) for s, v in zip(lsmi, nv)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_selection_criterion_is_the_papers_formula(seed):
+    rng = np.random.RandomState(seed)
+    size = rng.randint(1, 30)
+    lsmi = rng.uniform(0.01, 2.0, size=size)
+    nv = rng.randint(0, 50, size=size)
+    assert_allclose(selection_criterion(lsmi, nv), _criterion_by_hand(lsmi, nv))
+
+
+def test_selection_criterion_without_violations_is_lsmi_over_its_max():
+    assert_allclose(selection_criterion([0.5, 1.0, 0.25], [0, 0, 0]), [0.5, 1, 0.25])
+
+
+def test_selection_criterion_never_reverses_the_lsmi_order():
+    # every LSMI negative: dividing by max LSMI (< 0) would flip the order
+    lsmi = np.array([-0.3, -0.1, -0.2])
+    crit = selection_criterion(lsmi, [0, 0, 0])
+    assert np.argmax(crit) == 1
+    assert_array_equal(np.argsort(crit), np.argsort(lsmi))
+
+
+def test_candidate_grid_drops_parameters_that_cannot_matter():
+    ts, gs, es = (1, 2), (0.0, 1.0), (0.0, 0.5)
+    full = candidate_grid(ts, gs, es, n_must=3, n_cannot=2, n_clusters=2)
+    assert full == list(itertools.product((1, 2), (0.0, 1.0), (0.0, 0.5)))
+    # no links at all: only t is searched
+    assert candidate_grid(ts, gs, es, n_must=0, n_cannot=0, n_clusters=2) == [
+        (1, 0.0, 0.0),
+        (2, 0.0, 0.0),
+    ]
+    # eta fixed at 0 for c > 2 (the paper) and without cannot-links
+    for kwargs in (
+        dict(n_must=3, n_cannot=2, n_clusters=3),
+        dict(n_must=3, n_cannot=0, n_clusters=2),
+    ):
+        grid = candidate_grid(ts, gs, es, **kwargs)
+        assert {e for _, _, e in grid} == {0.0} and len(grid) == 4
+
+
+class _CountingDesign:
+    """An LSMI design that records every labelling it is asked to score."""
+
+    def __init__(self, design):
+        self.design = design
+        self.seen = []
+
+    def evaluate(self, labels):
+        self.seen.append(np.asarray(labels).copy())
+        return self.design.evaluate(labels)
+
+
+def test_search_scores_each_distinct_labelling_once(blobs3):
+    X, y = blobs3
+    must, cannot = check_constraints(*sample_links(y, 30, random_state=0), 90)
+    graph = nearest_neighbors(X, 8)
+    design = _CountingDesign(LSMIDesign(X, random_state=0))
+    candidates = candidate_grid(
+        (4, 6, 8), (0.0, 0.1, 1.0), (0.0,), n_must=len(must), n_cannot=len(cannot),
+        n_clusters=3,
+    )
+    result = search_parameters(
+        graph, must, cannot, 3, candidates, design, solver_seed=0
+    )
+    res = result.results
+    assert len(res["lsmi"]) == len(candidates) == 9
+    # well-separated blobs: many candidates give the same partition, scored once
+    partitions = {
+        tuple(np.unique(lab, return_inverse=True)[1]) for lab in design.seen
+    }
+    assert len(design.seen) == len(partitions) < len(candidates)
+    # every candidate's LSMI is that of its own labelling, scored from scratch
+    for i, (t, g, e) in enumerate(candidates):
+        assert res["param_n_neighbors"][i] == t and res["param_gamma"][i] == g
+    assert result.best_index == int(np.argmax(res["criterion"]))
+    assert_allclose(res["criterion"], selection_criterion(res["lsmi"],
+                                                          res["n_violations"]))
+
+
+def test_fit_on_a_dask_local_cluster_equals_the_local_fit(blobs3):
+    """The documented way to send the candidates to a Dask cluster."""
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=3)
+    params = dict(n_neighbors=[3, 6, 9], gamma=[0.0, 1.0], random_state=0)
+    local = SMIClustering(3, **params).fit(X, must_link=must, cannot_link=cannot)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        with joblib.parallel_config(backend="dask"), distributed.get_task_stream(
+            client
+        ) as stream:
+            remote = SMIClustering(3, n_jobs=2, **params).fit(
+                X, must_link=must, cannot_link=cannot
+            )
+    # the candidates really ran on the cluster's workers: one task per t (3)
+    # and the LSMI batches, at least
+    assert len(stream.data) >= 4
+    assert_array_equal(local.labels_, remote.labels_)
+    for key, value in local.tuning_results_.items():
+        if key != "solve_seconds":
+            assert_array_equal(value, remote.tuning_results_[key])
