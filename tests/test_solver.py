@@ -183,3 +183,33 @@ def test_leading_eigenvectors_bounded_iterations_warn():
             A, 5, eigen_solver="lobpcg", max_iter=2, tol=1e-15, random_state=0
         )
     assert vecs.shape == (300, 5) and np.all(np.isfinite(vecs))
+
+
+@pytest.mark.parametrize("eigen_solver", ["arpack", "lobpcg"])
+def test_iterative_solve_runs_with_one_blas_thread_and_restores(
+    monkeypatch, eigen_solver
+):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from smiclust import _solver
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    seen = []
+    name = "eigsh" if eigen_solver == "arpack" else "lobpcg"
+    real = getattr(_solver, name)
+
+    def spy(*args, **kwargs):
+        seen.append(blas_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_solver, name, spy)
+    X, _, must, cannot = _problem(0)
+    K = local_scaling_kernel(X, 5)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        solve_smic(K, must, cannot, 3, 1.0, 0.0, eigen_solver=eigen_solver,
+                   random_state=0)
+        assert blas_threads() == before
+    assert seen and all(n == 1 for n in seen[0])

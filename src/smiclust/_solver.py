@@ -30,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .constraints import link_matrix
+from .utils._threads import single_threaded_blas
 
 __all__ = [
     "modified_kernel",
@@ -204,6 +205,16 @@ def leading_eigenvectors(
         solver = "dense" if n <= max(DENSE_MAX_SAMPLES, 3 * k) else "arpack"
     if solver == "dense":
         return _dense_eigh(operator, k)
+    # The iterations are small dense operations on n x ncv blocks between
+    # sparse products: BLAS threads only add hand-offs (see SingleThreadedBLAS).
+    with single_threaded_blas():
+        return _iterative_eigenpairs(
+            operator, k, solver, rng, v0, tol, max_iter, warm_start
+        )
+
+
+def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_start):
+    """ARPACK (LOBPCG fallback) or LOBPCG; see :func:`leading_eigenvectors`."""
     if solver == "arpack":
         try:
             vals, vecs = eigsh(
@@ -214,7 +225,7 @@ def leading_eigenvectors(
                 f"ARPACK did not converge for the {k} leading eigenvectors "
                 f"({len(err.eigenvalues)} converged); falling back to LOBPCG.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             X0 = _start_block(rng, v0, k, err.eigenvectors)
             return _lobpcg(operator, X0, tol, max_iter)
@@ -223,7 +234,7 @@ def leading_eigenvectors(
         return _lobpcg(operator, _start_block(rng, v0, k, warm_start), tol, max_iter)
     raise ValueError(
         "The 'eigen_solver' parameter must be a str among "
-        f"{{'auto', 'arpack', 'lobpcg', 'dense'}}. Got {eigen_solver!r} instead."
+        f"{{'auto', 'arpack', 'lobpcg', 'dense'}}. Got {solver!r} instead."
     )
 
 
@@ -265,7 +276,7 @@ def _lobpcg(operator, X0, tol, max_iter):
             f"LOBPCG did not reach the requested tolerance in {maxiter} iterations; "
             "returning its current estimate of the leading eigenvectors.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     vecs, _ = np.linalg.qr(vecs)
     vals = np.einsum("ij,ij->j", vecs, operator @ vecs)

@@ -13,17 +13,15 @@ same ``X`` can share one design. :func:`lsmi_score` is the one-shot wrapper.
 """
 
 import numbers
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import lapack
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
-from threadpoolctl import ThreadpoolController
 
 from .utils._checks import check_samples, unit_exponent
+from .utils._threads import single_threaded_blas
 from .utils._validation import (
     Interval,
     _Grid,
@@ -55,42 +53,6 @@ _BATCH_MAX = 32
 _posv = lapack.get_lapack_funcs("posv", dtype=np.float64)
 
 
-class _SingleThreadedBLAS:
-    """Limit BLAS to one thread while at least one evaluation runs.
-
-    The per-class solves are small and latency-bound: multi-threaded OpenBLAS
-    made a 250 x 250 Cholesky solve 10-100 times slower on a busy two-core
-    machine. Like ``KMeans.predict`` in scikit-learn (``threadpool_limits`` with
-    ``limits=1``), the limit is temporary; a reference count under a lock makes
-    concurrent evaluations restore the original setting only after the last
-    one finishes.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._controller = None
-        self._limiter = None
-
-    @contextmanager
-    def __call__(self):
-        with self._lock:
-            if self._depth == 0:
-                if self._controller is None:
-                    self._controller = ThreadpoolController()
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0:
-                    self._limiter.restore_original_limits()
-                    self._limiter = None
-
-
-_single_threaded_blas = _SingleThreadedBLAS()
 
 
 @dataclass(frozen=True)
@@ -496,7 +458,7 @@ class LSMIDesign:
         codes, n_classes = _encode_labels(
             labels, self.n_samples_, f"{type(self).__name__}.evaluate"
         )
-        with _single_threaded_blas():
+        with single_threaded_blas():
             return self._evaluate_codes(codes, n_classes)
 
     def _evaluate_codes(self, codes, n_classes):
