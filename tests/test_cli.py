@@ -460,3 +460,31 @@ def test_datasets_table_and_fit_help(driver_results):
     assert help_text["rc"] == 0
     assert "Without --out, the assignments go to stdout as CSV" in help_text["stdout"]
     assert "--standardize" in help_text["stdout"]
+
+
+def test_demo_prints_its_table_and_writes_the_plot(tmp_path):
+    """The README's main job, on fewer link levels: seed 0 is the table of
+    tests/test_real_data.py (ARI 0.480 without links, 0.817 with 2 %)."""
+    proc = cli("demo", "--fractions", "0", "0.02", "--plot", "demo.png",
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("digits500: n=500, d=256, c=10; seed=0")
+    header, *rows = lines[1:4]
+    assert header.split() == ["links", "%", "pairs", "ARI", "t", "gamma", "eta",
+                              "violated", "seconds"]
+    table = [row.split() for row in rows]
+    assert [int(r[0]) for r in table] == [0, 2495]
+    ari = [float(r[2]) for r in table]
+    assert ari[0] == pytest.approx(0.480, abs=0.005)
+    assert ari[1] == pytest.approx(0.817, abs=0.005)
+    assert 1 <= int(table[1][3]) <= 10  # the chosen t
+    assert (tmp_path / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert lines[-1] == "plot written to demo.png"
+
+
+def test_demo_rejects_fractions_outside_zero_one(tmp_path):
+    proc = cli("demo", "--fractions", "1.5", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--fractions must lie in [0, 1]" in proc.stderr
+    assert "Traceback" not in proc.stderr

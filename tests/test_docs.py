@@ -214,8 +214,15 @@ def test_api_reference_is_up_to_date(tmp_path):
     )
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_images_shown_exist(page):
+LINKED_PAGES = [*PAGES, *sorted((DOCS / "reproduction").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES, ids=lambda p: p.name)
+def test_links_and_images_resolve(page):
+    """Every relative link or image of a page points to a committed file."""
     text = page.read_text(encoding="utf-8")
-    for target in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", text):
-        assert (page.parent / target).is_file(), f"{page.name}: missing {target}"
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue  # a web address or an anchor of the same page
+        path = (page.parent / target.split("#")[0]).resolve()
+        assert path.exists(), f"{page.name}: {target} does not exist"
