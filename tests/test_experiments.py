@@ -473,3 +473,30 @@ def test_cli_config_selection():
     assert len(full["seeds"]) == 20 and len(full["datasets"]) == 6
     assert set(full["methods"]) == set(METHODS)
     assert math.isclose(full["datasets"]["spam"]["link_fractions"][-2], 0.001)
+
+
+def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._report import comparison_table
+
+    rows = []
+
+    def add(method, t, curve, means, seconds=1.0):
+        for fraction, mean in means.items():
+            rows.append(dict(dataset="sonar", preprocessing="raw", method=method,
+                             t=t, curve=curve, link_fraction=fraction, mean=mean,
+                             n_ok=0 if mean is None else 3, seconds=seconds))
+
+    add("3smic", None, "3SMIC (auto)", {0.0: 0.1, 0.01: 0.5, 0.02: 0.9}, 2.0)
+    add("sl", 1, "SL t=1", {0.0: 0.9, 0.01: 0.2, 0.02: 0.4})
+    add("sl", 4, "SL t=4", {0.0: 0.0, 0.01: 0.6, 0.02: 0.8})
+    add("pckmeans", None, "PCKMeans", {0.0: 0.3, 0.01: 0.7, 0.02: None})
+    add("copkmeans", None, "COPKMeans", {0.0: 0.3, 0.01: 0.5, 0.02: 0.5})
+    (row,) = comparison_table(pd.DataFrame(rows))
+    assert row["n_levels"] == 2  # the level without links is left out
+    assert row["3smic"] == ("3SMIC (auto)", pytest.approx(0.7), 2, 2.0)
+    assert row["sl_best"][:3] == ("SL t=4", pytest.approx(0.7), 2)
+    assert row["sl_worst"][:3] == ("SL t=1", pytest.approx(0.3), 2)
+    # PCKMeans has one level of two (failed at the other): still the best peer
+    assert row["peer_best"][:3] == ("PCKMeans", pytest.approx(0.7), 1)
+    assert row["csc_best"] is None
