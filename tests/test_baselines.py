@@ -397,6 +397,7 @@ def test_csc_slicing_fallback_after_arpack_failure(monkeypatch):
     monkeypatch.setattr(csc_module, "eigsh", regular_mode_fails)
     # run the regular-inverse stage first even on a small problem
     monkeypatch.setattr(csc_module, "_SLICING_FIRST_MAX_SAMPLES", 0)
+    monkeypatch.setattr(csc_module, "_SLICING_FIRST_MAX_LINKS_PER_SAMPLE", 0)
     X, y, must, cannot, K = _csc_case("moons", 10, 100)
     beta, lam_ref, V_ref, cost_ref, d = _cached_reference("moons", 10, 100, 2)
     with pytest.warns(ConvergenceWarning, match="spectrum slicing"):
@@ -412,6 +413,7 @@ def test_csc_lobpcg_fallback_when_arpack_always_fails(monkeypatch):
 
     monkeypatch.setattr(csc_module, "eigsh", failing)
     monkeypatch.setattr(csc_module, "_SLICING_FIRST_MAX_SAMPLES", 0)
+    monkeypatch.setattr(csc_module, "_SLICING_FIRST_MAX_LINKS_PER_SAMPLE", 0)
     X, y, must, cannot, K = _csc_case("moons", 10, 100)
     beta, lam_ref, V_ref, cost_ref, d = _cached_reference("moons", 10, 100, 2)
     with pytest.warns(ConvergenceWarning) as record:
@@ -712,3 +714,21 @@ def test_negligible_edges_are_dropped():
     pruned = drop_negligible_edges(K)
     assert pruned[0, 1] == 0 and pruned[0, 2] == 0.5
     assert_allclose(pruned.diagonal(), 1.0)
+
+
+@pytest.mark.parametrize(
+    "n, n_links, first",
+    [(2000, 10**5, True),  # small: always shift-invert first
+     (5000, 12500, True),  # 2.5 links per sample
+     (5000, 12501, False),
+     (5000, 0, True)],
+)
+def test_csc_stage_order_depends_on_size_and_links(n, n_links, first):
+    from types import SimpleNamespace
+
+    rows = np.arange(n_links) % n
+    cols = (rows + 1 + np.arange(n_links) // n) % n
+    Q = sp.csr_matrix((np.ones(2 * n_links), (np.r_[rows, cols], np.r_[cols, rows])),
+                      shape=(n, n))
+    assert Q.nnz == 2 * n_links  # distinct pairs in this construction
+    assert csc_module._slicing_first(SimpleNamespace(n=n, Q_bar=Q)) is first
