@@ -570,6 +570,7 @@ def _slicing_first(pencil):
         or n_links <= _SLICING_FIRST_MAX_LINKS_PER_SAMPLE * pencil.n
     )
 
+
 #: Default bounds of the three stages of the partial solver (``max_iter=None``):
 #: ARPACK restarts in regular-inverse mode, ARPACK restarts in shift-invert mode,
 #: LOBPCG iterations.
