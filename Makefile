@@ -24,7 +24,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_benchmarks.py
 
 reproduce: $(STAMP)
-	$(PY) -m smiclust reproduce --out docs/reproduction
+	$(PY) -m smiclust reproduce --out docs/reproduction --n-jobs -1
 
 lint: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks examples
