@@ -291,6 +291,18 @@ BAD_PARAMS = {
     "max_iter=0": ({"max_iter": 0}, ValueError, "'max_iter'.*Got 0"),
     "random_state=-1": ({"random_state": -1}, ValueError, "'random_state'.*Got -1"),
     "n_jobs=1.5": ({"n_jobs": 1.5}, TypeError, r"'n_jobs'.*Got 1\.5"),
+    "violation_penalty=-1": (
+        {"violation_penalty": -1},
+        ValueError,
+        r"'violation_penalty' parameter of SMIClustering must be a float in the "
+        r"range \[0, inf\)\. Got -1",
+    ),
+    "violation_penalty=nan": (
+        {"violation_penalty": np.nan}, ValueError, "'violation_penalty'.*Got nan"),
+    "violation_penalty='2'": (
+        {"violation_penalty": "2"}, TypeError, "'violation_penalty'.*Got '2'"),
+    "violation_penalty=True": (
+        {"violation_penalty": True}, TypeError, "'violation_penalty'.*Got True"),
 }
 
 

@@ -488,3 +488,33 @@ def test_demo_rejects_fractions_outside_zero_one(tmp_path):
     assert proc.returncode == 2
     assert "--fractions must lie in [0, 1]" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("weight", ["0", "50"])
+def test_fit_violation_penalty_reaches_the_search(work, weight):
+    from smiclust import SMIClustering
+
+    grids = ["--n-neighbors", "1,2,4,7,10", "--gamma", "0,1", "--eta", "0,1"]
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
+               "--must-link", "must.csv", "--cannot-link", "cannot.csv", *grids,
+               "--violation-penalty", weight, "--json", "--quiet",
+               cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["violation_penalty"] == float(weight)
+    must, cannot = sample_links(work["y"], 40, random_state=0)  # as in `work`
+    model = SMIClustering(2, n_neighbors=[1, 2, 4, 7, 10], gamma=[0.0, 1.0],
+                          eta=[0.0, 1.0], violation_penalty=float(weight),
+                          random_state=0)
+    model.fit(work["X"], must_link=must, cannot_link=cannot)
+    assert (summary["n_neighbors"], summary["gamma"], summary["eta"]) == (
+        model.n_neighbors_, model.gamma_, model.eta_)
+    assert summary["n_violations"] == model.n_violations_
+
+
+@pytest.mark.parametrize("value", ["-1", "inf", "nan", "lots"])
+def test_fit_rejects_a_bad_violation_penalty(work, value):
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
+               "--violation-penalty", value, cwd=work["dir"])
+    assert proc.returncode == 2
+    assert "--violation-penalty" in proc.stderr and "Traceback" not in proc.stderr

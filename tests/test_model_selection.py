@@ -130,3 +130,41 @@ def test_fit_on_a_dask_local_cluster_equals_the_local_fit(blobs3):
     for key, value in local.tuning_results_.items():
         if key != "solve_seconds":
             assert_array_equal(value, remote.tuning_results_[key])
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5, 2.0, 7.0])
+def test_selection_criterion_weights_the_violation_term(weight):
+    rng = np.random.RandomState(0)
+    lsmi = rng.uniform(0.01, 2.0, size=12)
+    nv = rng.randint(0, 50, size=12)
+    expected = lsmi / lsmi.max() - weight * nv / nv.max()
+    assert_allclose(
+        selection_criterion(lsmi, nv, violation_penalty=weight), expected
+    )
+
+
+def test_violation_penalty_moves_the_choice_between_lsmi_and_the_links():
+    """w = 0 chooses by LSMI alone, a huge w the fewest violations, and the
+    recorded criterion is always the weighted formula over the recorded values."""
+    from sklearn.datasets import make_moons
+
+    # a problem where the candidate of largest LSMI violates 10 of 40 links
+    X, y = make_moons(n_samples=200, noise=0.1, random_state=0)
+    must, cannot = sample_links(y, 40, random_state=0)
+    grids = dict(n_neighbors=[1, 2, 4, 7, 10], gamma=[0.0, 1.0], eta=[0.0, 1.0])
+    chosen = {}
+    for weight in (0.0, 1.0, 1e6):
+        model = SMIClustering(2, violation_penalty=weight, random_state=0, **grids)
+        model.fit(X, must_link=must, cannot_link=cannot)
+        res = model.tuning_results_
+        assert_allclose(res["criterion"], selection_criterion(
+            res["lsmi"], res["n_violations"], violation_penalty=weight))
+        assert model.best_index_ == int(np.argmax(res["criterion"]))
+        chosen[weight] = (model.lsmi_, model.n_violations_, res)
+    lsmi0, _, res0 = chosen[0.0]
+    assert lsmi0 == res0["lsmi"].max()
+    _, nv_big, res_big = chosen[1e6]
+    assert nv_big == res_big["n_violations"].min()
+    # the candidates differ, so the weight really matters on this problem
+    assert res0["n_violations"].min() < res0["n_violations"][
+        int(np.argmax(res0["lsmi"]))]

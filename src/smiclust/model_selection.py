@@ -7,9 +7,11 @@ candidate maximising
 .. math::
 
     \frac{\mathrm{LSMI}(\theta)}{\max_\theta \mathrm{LSMI}(\theta)}
-    - \frac{n_v(\theta)}{\max_\theta n_v(\theta)}
+    - w\,\frac{n_v(\theta)}{\max_\theta n_v(\theta)}
 
-is chosen (Calandriello, Niu & Sugiyama, Eq. EXP:PriorPenalty). Where no
+is chosen (Calandriello, Niu & Sugiyama, Eq. EXP:PriorPenalty, where
+:math:`w = 1`; the paper calls the penalty "the only tuning factor in the
+proposed algorithm", and ``violation_penalty`` is :math:`w`). Where no
 candidate violates any link the second term is 0; where no LSMI value is
 positive the first term is divided by :math:`\max_\theta|\mathrm{LSMI}(\theta)|`
 instead, so that the ordering by LSMI is never reversed.
@@ -76,8 +78,27 @@ def candidate_grid(
     ]
 
 
-def selection_criterion(lsmi, n_violations):
-    """The paper's criterion, one value per candidate (larger is better).
+def selection_criterion(lsmi, n_violations, *, violation_penalty=1.0):
+    r"""The paper's criterion, one value per candidate (larger is better).
+
+    .. math::
+
+        \frac{\mathrm{LSMI}(\theta)}{\max_\theta \mathrm{LSMI}(\theta)}
+        - w\,\frac{n_v(\theta)}{\max_\theta n_v(\theta)}
+
+    Parameters
+    ----------
+    lsmi : array-like of shape (n_candidates,)
+        LSMI of each candidate's labelling.
+    n_violations : array-like of shape (n_candidates,)
+        Links each candidate's labelling violates, :math:`n_v`.
+    violation_penalty : float, default=1.0
+        Weight :math:`w \ge 0` of the violation term; 1 is the paper's
+        criterion, larger values trust the links more, 0 selects by LSMI alone.
+
+    Returns
+    -------
+    criterion : ndarray of shape (n_candidates,)
 
     Examples
     --------
@@ -95,7 +116,7 @@ def selection_criterion(lsmi, n_violations):
         else max(np.abs(lsmi[np.isfinite(lsmi)]).max(initial=0.0), np.finfo(float).tiny)
     )
     penalty = nv / nv.max() if nv.max() > 0 else np.zeros_like(nv)
-    return finite / denom - penalty
+    return finite / denom - violation_penalty * penalty
 
 
 @dataclass(frozen=True)
@@ -200,6 +221,7 @@ def search_parameters(
     max_iter=None,
     n_jobs=None,
     verbose=0,
+    violation_penalty=1.0,
 ):
     """Solve every candidate, score the labellings, choose by the criterion.
 
@@ -226,6 +248,8 @@ def search_parameters(
     n_jobs : int, default=None
     verbose : int, default=0
         Progress on stderr when positive.
+    violation_penalty : float, default=1.0
+        Weight of the violation term of :func:`selection_criterion`.
 
     Returns
     -------
@@ -286,7 +310,7 @@ def search_parameters(
 
     lsmi = np.array([by_key[k].score for k in keys])
     nv = np.array([_violations(lab, must, cannot) for lab in labels])
-    crit = selection_criterion(lsmi, nv)
+    crit = selection_criterion(lsmi, nv, violation_penalty=violation_penalty)
     best = int(np.argmax(crit))
     order = np.argsort(-crit, kind="stable")
     rank = np.empty(len(candidates), dtype=np.int64)

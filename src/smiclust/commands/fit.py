@@ -65,6 +65,18 @@ def positive_int(value):
     return n
 
 
+def non_negative_float(value):
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") \
+            from None
+    if not 0 <= x < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number >= 0, got {value!r}")
+    return x
+
+
 def _grid_arg(kind, convert, low):
     def parse(value):
         text = value.strip().lower()
@@ -130,6 +142,13 @@ def add_parser(subparsers):
                        metavar="auto|FLOAT[,FLOAT...]",
                        help="cannot-link weight >= 0, used when N = 2 (default: "
                             "auto)")
+    model.add_argument("--violation-penalty", type=non_negative_float, default=1.0,
+                       metavar="W",
+                       help="how much violated links count when the auto "
+                            "parameters are chosen: LSMI / max LSMI - W x "
+                            "violations / max violations (default: 1, the "
+                            "paper's; larger trusts the links more, 0 ignores "
+                            "them)")
     model.add_argument("--random-state", type=int, default=0, metavar="INT",
                        help="seed of every random choice (default: 0)")
     model.add_argument("--n-jobs", type=int, default=None, metavar="INT",
@@ -271,7 +290,8 @@ def run(args):
 
     model = SMIClustering(
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
-        eta=args.eta, random_state=args.random_state, n_jobs=args.n_jobs,
+        eta=args.eta, violation_penalty=args.violation_penalty,
+        random_state=args.random_state, n_jobs=args.n_jobs,
         verbose=0 if args.quiet else 1,
     )
     n_candidates = _count_candidates(model, n, len(must), len(cannot))
@@ -331,6 +351,7 @@ def run(args):
         "n_neighbors": int(model.n_neighbors_),
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
+        "violation_penalty": float(args.violation_penalty),
         "tuned": tuned,
         "n_candidates": n_candidates,
         "lsmi": float(model.lsmi_),
