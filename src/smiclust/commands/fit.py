@@ -54,27 +54,25 @@ examples:
 """
 
 
-def positive_int(value):
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {value!r}") \
-            from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value!r}")
-    return n
+def _number_arg(convert, kind, accept, requirement):
+    """argparse type: ``convert(value)``, which must satisfy ``accept``."""
+    def parse(value):
+        try:
+            x = convert(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {kind}, got {value!r}") from None
+        if not accept(x):
+            raise argparse.ArgumentTypeError(
+                f"expected {requirement}, got {value!r}")
+        return x
+    parse.__name__ = kind
+    return parse
 
 
-def non_negative_float(value):
-    try:
-        x = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") \
-            from None
-    if not 0 <= x < float("inf"):
-        raise argparse.ArgumentTypeError(
-            f"expected a finite number >= 0, got {value!r}")
-    return x
+positive_int = _number_arg(int, "an integer", lambda n: n >= 1, "an integer >= 1")
+non_negative_float = _number_arg(float, "a number", lambda x: 0 <= x < float("inf"),
+                                 "a finite number >= 0")
 
 
 def _grid_arg(kind, convert, low):
