@@ -518,3 +518,12 @@ def test_fit_rejects_a_bad_violation_penalty(work, value):
                "--violation-penalty", value, cwd=work["dir"])
     assert proc.returncode == 2
     assert "--violation-penalty" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_fit_warns_when_a_link_file_holds_no_links(work):
+    (work["dir"] / "header_only.csv").write_text("s000,s001\n")
+    proc = cli("fit", "moons.npy", "-k", "2", "--must-link", "header_only.csv",
+               *FIXED, cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    assert ("--must-link header_only.csv: no links in the file (empty, or one "
+            "line read as a header)") in proc.stderr

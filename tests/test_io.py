@@ -245,6 +245,15 @@ def test_read_links_npy(tmp_path):
         ("a,b\nb,z\n", IDS, r"line 2, column 2: 'z' is not an id of the data"),
         ("a,b\nc,1\n", IDS, r"'1' is not an id .*all by id or all by index"),
         ("a,b\n", None, None),  # a header, not an error
+        # integer ids (row numbers of a larger table): one non-id among ids is
+        # an error, not a reason to read the whole file as row indices
+        ("4,6\n2,3\n", np.array(["0", "2", "4", "6"], dtype=object),
+         r"line 2, column 2: '3' is not an id of the data .*other cells of this "
+         r"file are ids"),
+        # an id typed in the wrong case is a typo, not a header line
+        ("A,B\nc,d\n", IDS,
+         r"line 1, column 1: 'A' is not an id of the data \(the data has the id "
+         r"'a'\)"),
     ],
 )
 def test_read_links_errors(tmp_path, content, ids, match):

@@ -564,11 +564,41 @@ def _is_reference(cell, id_lookup):
     return (id_lookup is not None and cell in id_lookup) or _parse_int(cell) is not None
 
 
+def _names_a_row(cell, ids, lookup):
+    """Whether a first-line cell refers to a row (so the line is no header):
+    an id, an integer, or an id but for its case (a typo, reported later)."""
+    return _is_reference(cell, lookup) or (
+        _matches_an_id_but_for_case(cell, ids) is not None
+    )
+
+
+def _matches_an_id_but_for_case(cell, ids):
+    """The id equal to ``cell`` up to case and surrounding blanks, or None."""
+    if ids is None or not cell:
+        return None
+    folded = cell.strip().casefold()
+    return next((v for v in ids if v.strip().casefold() == folded), None)
+
+
+def _reference_hint(cell, ids, lookup):
+    """Why ``cell``, not an id, might be meant as one: a parenthesised hint."""
+    near = _matches_an_id_but_for_case(cell, ids)
+    if near is not None:
+        return f" (the data has the id {_show(near)})"
+    if _parse_int(cell) is not None:
+        return (" (a file refers to rows either all by id or all by index; "
+                "other cells of this file are ids)")
+    return ""
+
+
 def _resolve_references(path, entries, ids, n_samples):
     """Row indices of ``entries = [(line, column, cell)]``.
 
-    With ids, every cell is matched as an id; when some cell is not an id but
-    every cell is an integer, they are all read as 0-based row indices.
+    With ids, every cell is matched as an id. Only a file in which *no* cell is
+    an id and every cell is an integer is read as 0-based row indices: with
+    integer ids (say, row numbers of a larger table), a file where some cells
+    are ids and others are not is an error, never a silent re-reading of the
+    whole file as indices.
     """
     if not entries:
         return np.empty(0, dtype=np.intp)
@@ -577,15 +607,13 @@ def _resolve_references(path, entries, ids, n_samples):
         found = [lookup.get(cell) for _, _, cell in entries]
         if all(i is not None for i in found):
             return np.array(found, dtype=np.intp)
-        if not all(_parse_int(cell) is not None for _, _, cell in entries):
+        all_integers = all(_parse_int(cell) is not None for _, _, cell in entries)
+        if not all_integers or any(i is not None for i in found):
             k = next(k for k, i in enumerate(found) if i is None)
             line, column, cell = entries[k]
-            extra = ""
-            if _parse_int(cell) is not None:
-                extra = " (a file refers to rows either all by id or all by index)"
             raise ValueError(
                 f"{path}: line {line}, column {column}: {_show(cell)} is not an id "
-                f"of the data{extra}"
+                f"of the data{_reference_hint(cell, ids, lookup)}"
             )
     out = np.empty(len(entries), dtype=np.intp)
     for k, (line, column, cell) in enumerate(entries):
@@ -624,14 +652,15 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
         empty file means no links.
     ids : array-like of str, default=None
         Ids of the data rows (from :func:`read_table`). When given, the cells
-        are matched against them; a file whose cells are all integers but not
-        all ids is read as 0-based row indices. Without ids, cells are 0-based
-        row indices.
+        are matched against them; a file whose cells are all integers and
+        none of them an id is read as 0-based row indices (some ids and some
+        non-ids is an error). Without ids, cells are 0-based row indices.
     n_samples : int
         Number of data rows.
     header : {"infer", True, False}, default="infer"
         ``"infer"`` takes the first line as a header when neither of its two
-        cells refers to a row (not an id, not an integer).
+        cells refers to a row (not an id, not an integer, not an id up to
+        case).
     delimiter : str, default=None
         Field separator; ``None`` sniffs it.
 
@@ -657,7 +686,7 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
     _check_width(path, rows, 2, expected="2 (the two rows of a link)")
     lookup = None if ids is None else set(ids)
     if header == "infer":
-        has_header = not any(_is_reference(cell, lookup) for cell in rows[0][1])
+        has_header = not any(_names_a_row(cell, ids, lookup) for cell in rows[0][1])
     else:
         has_header = header
     if has_header:
@@ -806,7 +835,7 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
     _check_width(path, rows, 2, expected="2 (row, label)")
     lookup = None if ids is None else set(ids)
     if header == "infer":
-        has_header = not _is_reference(rows[0][1][0], lookup)
+        has_header = not _names_a_row(rows[0][1][0], ids, lookup)
     else:
         has_header = header
     if has_header:

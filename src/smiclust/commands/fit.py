@@ -249,6 +249,9 @@ def run(args):
         for path in paths:
             links = _common.read_input(option, io.read_links, path,
                                        reporter=rep, ids=ids, n_samples=n)
+            if not len(links):
+                rep.warning(f"{option} {path}: no links in the file (empty, or "
+                            "one line read as a header)")
             parts.append(links)
     n_labeled = None
     if args.labels:
