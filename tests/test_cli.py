@@ -527,3 +527,29 @@ def test_fit_warns_when_a_link_file_holds_no_links(work):
     assert proc.returncode == 0, proc.stderr
     assert ("--must-link header_only.csv: no links in the file (empty, or one "
             "line read as a header)") in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (["fit", "moons_copy.csv", "-k", "2", "--id-column", "sample", "-o",
+          "moons_copy.csv"], "--out 'moons_copy.csv' is the DATA file"),
+        (["fit", "moons.npy", "-k", "2", "--must-link", "must_idx.csv", "--save",
+          "must_idx.csv"], "--save 'must_idx.csv' is the --must-link file"),
+        (["fit", "moons.npy", "-k", "2", "-o", "same.png", "--plot", "same.png"],
+         "--plot 'same.png' is the --out file"),
+        (["predict", "model.joblib", "moons.csv", "-o", "./model.joblib"],
+         "--out './model.joblib' is the MODEL file"),
+    ],
+)
+def test_outputs_never_overwrite_inputs(work, fitted, args, match):
+    import shutil
+
+    assert fitted.returncode == 0, fitted.stderr  # model.joblib exists
+    shutil.copy(work["dir"] / "moons.csv", work["dir"] / "moons_copy.csv")
+    before = {p.name: p.read_bytes() for p in work["dir"].iterdir() if p.is_file()}
+    proc = cli(*args, *FIXED[:2] if args[0] == "fit" else (), cwd=work["dir"])
+    assert proc.returncode == 2
+    assert match in proc.stderr and "Traceback" not in proc.stderr
+    after = {p.name: p.read_bytes() for p in work["dir"].iterdir() if p.is_file()}
+    assert after == before

@@ -133,10 +133,24 @@ def require_matplotlib(path):
             f"{', '.join(sorted(supported))}")
 
 
-def check_output_path(path, option):
-    """Fail before any work when an output file cannot be created."""
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either does not exist (yet)
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_output_path(path, option, inputs=()):
+    """Fail before any work when an output file cannot be created, or when it
+    is one of ``inputs`` (pairs ``(option, path)``): outputs never overwrite
+    what the user gave, nor each other."""
     if path is None or path == "-":
         return
+    for other_option, other in inputs:
+        if other is not None and other != "-" and _same_file(path, other):
+            raise usage_error(
+                f"{option} {path!r} is the {other_option} file; choose another "
+                "name (smiclust never overwrites its inputs)")
     if os.path.isdir(path):
         raise usage_error(f"{option} {path!r} is a directory")
     parent = os.path.dirname(os.path.abspath(path))

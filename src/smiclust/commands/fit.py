@@ -225,9 +225,13 @@ def run(args):
     delimiter = _common.delimiter_arg(args.delimiter)
     columns = _split_columns(args.columns)
     fmt = _common.output_format(args.out, args.format, json_mode=args.json)
-    for path, option in ((args.out, "--out"), (args.save, "--save"),
-                         (args.plot, "--plot")):
-        _common.check_output_path(path, option)
+    inputs = [("DATA", args.data), ("--labels", args.labels),
+              *(("--must-link", p) for p in args.must_link),
+              *(("--cannot-link", p) for p in args.cannot_link)]
+    for option, path in (("--out", args.out), ("--save", args.save),
+                         ("--plot", args.plot)):
+        _common.check_output_path(path, option, inputs)
+        inputs.append((option, path))
     if args.plot:
         _common.require_matplotlib(args.plot)
 

@@ -79,7 +79,8 @@ def run(args):
     start = time.perf_counter()
     rep = _common.Reporter("predict", quiet=args.quiet, json_mode=args.json)
     fmt = _common.output_format(args.out, args.format, json_mode=args.json)
-    _common.check_output_path(args.out, "--out")
+    _common.check_output_path(args.out, "--out",
+                              [("DATA", args.data), ("MODEL", args.model)])
     bundle = _load_model(args.model)
     model = bundle["model"]
     header = _common.header_arg(args.header)
