@@ -553,3 +553,15 @@ def test_outputs_never_overwrite_inputs(work, fitted, args, match):
     assert match in proc.stderr and "Traceback" not in proc.stderr
     after = {p.name: p.read_bytes() for p in work["dir"].iterdir() if p.is_file()}
     assert after == before
+
+
+@pytest.mark.parametrize("args", [["datasets"], ["datasets", "--json"]])
+def test_closed_stdout_pipe_is_not_an_error(tmp_path, args):
+    """'smiclust datasets | head -c 10': the reader leaves before the output."""
+    proc = subprocess.Popen([sys.executable, "-m", "smiclust", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=tmp_path)
+    proc.stdout.close()  # before the interpreter has even started
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err

@@ -7,6 +7,7 @@ exit status 2.
 
 import argparse
 import importlib
+import os
 import sys
 
 from .commands import COMMANDS
@@ -41,7 +42,15 @@ def main(argv=None):
     args = parser.parse_args(argv)
     module = importlib.import_module(COMMANDS[args.command])
     try:
-        return int(module.run(args) or 0)
+        status = int(module.run(args) or 0)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below
+        return status
+    except BrokenPipeError:
+        # the reader went away (e.g. '| head'): not an error of ours; stdout
+        # goes to devnull so that the interpreter's final flush stays quiet
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except UsageError as exc:
         print(f"smiclust {args.command}: error: {exc}", file=sys.stderr)
         return 2
