@@ -3,7 +3,7 @@ import sys
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from smiclust import SMIClustering
 from smiclust.plotting import embedding_2d, plot_embedding
@@ -39,7 +39,8 @@ def _line_collections(ax):
 
 def test_model_drawn_in_leading_eigenvectors(fitted, ax):
     model, X, must, cannot = fitted
-    out = plot_embedding(model, must_link=must, cannot_link=cannot, ax=ax)
+    out = plot_embedding(model, must_link=must, cannot_link=cannot,
+                         method="eigenvectors", ax=ax)
     assert out is ax
     assert ax.get_xlabel() == "leading eigenvector 1"
     points = np.concatenate([c.get_offsets() for c in ax.collections
@@ -161,3 +162,22 @@ def test_import_does_not_import_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_auto_embedding_separates_every_cluster_beyond_two(blobs3):
+    """With 3 clusters the two leading eigenvectors put the third cluster at
+    the origin; 'auto' must keep all three apart."""
+    from smiclust import SMIClustering
+    from smiclust.plotting import embedding_2d
+
+    X, y = blobs3
+    model = SMIClustering(3, n_neighbors=5, random_state=0).fit(X)
+    Z, names = embedding_2d(model)
+    assert "PC 1 of the 3 leading eigenvectors" == names[0]
+    centers = np.array([Z[model.labels_ == k].mean(axis=0) for k in range(3)])
+    nearest = np.argmin(((Z[:, None, :] - centers[None]) ** 2).sum(-1), axis=1)
+    assert_array_equal(nearest, model.labels_)  # three separate groups
+    # the plain leading pair indeed collapses one cluster onto the origin
+    E, _ = embedding_2d(model, method="eigenvectors")
+    collapsed = [np.abs(E[model.labels_ == k]).max() for k in range(3)]
+    assert min(collapsed) < 1e-6

@@ -45,9 +45,14 @@ def embedding_2d(model_or_embedding, *, method="auto"):
     method : {"auto", "eigenvectors", "pca"}, default="auto"
         ``"eigenvectors"``: the two leading (sign-fixed) eigenvectors of a
         fitted model; ``"pca"``: the first two principal components of the
-        model's training data or of the given array. ``"auto"``: eigenvectors
-        for a model with ``n_clusters >= 2``, PCA otherwise (arrays with more
-        than two columns), the array itself when it has one or two columns.
+        model's training data or of the given array. ``"auto"``: for a model,
+        its two eigenvectors when ``n_clusters == 2``, and with more clusters
+        the first two principal components of all ``n_clusters`` eigenvectors,
+        each scaled to a largest magnitude of 1 (each eigenvector is close to
+        the indicator of one cluster, so the clusters sit at the corners of a
+        simplex; the two leading eigenvectors alone would put every other
+        cluster at the origin); for arrays, PCA when they have more than two
+        columns, the array itself otherwise.
 
     Returns
     -------
@@ -60,6 +65,11 @@ def embedding_2d(model_or_embedding, *, method="auto"):
     if _is_model(model_or_embedding):
         model = model_or_embedding
         vectors = np.asarray(model.eigenvectors_)
+        if method == "auto" and vectors.shape[1] > 2:
+            peak = np.abs(vectors).max(axis=0)
+            Z, _ = _pca_2d(vectors / np.where(peak > 0, peak, 1.0))
+            return Z, (f"PC 1 of the {vectors.shape[1]} leading eigenvectors",
+                       f"PC 2 of the {vectors.shape[1]} leading eigenvectors")
         if method == "eigenvectors" or (method == "auto" and vectors.shape[1] >= 2):
             if vectors.shape[1] < 2:
                 raise ValueError("method='eigenvectors' needs a model with "
@@ -117,7 +127,9 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     """Scatter a 2-d embedding coloured by cluster, with the links drawn.
 
     By default a fitted model is drawn in its two leading eigenvectors
-    :math:`\\tilde\\phi_1, \\tilde\\phi_2` (when ``n_clusters >= 2``). These are
+    :math:`\\tilde\\phi_1, \\tilde\\phi_2` when ``n_clusters == 2``, and in
+    the first two principal components of all its eigenvectors with more
+    clusters (see :func:`embedding_2d`). These are
     the coordinates the labels are read from (each label is the argmax of the
     clipped, normalised eigenvector entries), and the links act on them through
     the operator :math:`U`, so the picture shows the clustering as 3SMIC sees it,

@@ -159,8 +159,11 @@ def add_parser(subparsers):
                           "matplotlib)")
     out.add_argument("--plot-embedding", choices=("auto", "eigenvectors", "pca"),
                      default="auto",
-                     help="coordinates of --plot: the two leading eigenvectors "
-                          "(auto when N >= 2) or PCA of DATA")
+                     help="coordinates of --plot: 'auto' (default) is the two "
+                          "leading eigenvectors when N = 2 and PCA of all N "
+                          "eigenvectors when N > 2 (every cluster visible); "
+                          "'eigenvectors' the two leading ones; 'pca' PCA of "
+                          "DATA")
 
 
 def _split_columns(text):
