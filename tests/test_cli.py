@@ -288,8 +288,8 @@ MALFORMED = {
                                  "does not exist"),
     "predict: header mismatch": ({"p.csv": "x1,sample,x3\n0.1,q,0.2\n"},
                                  ["predict", "model.joblib", "p.csv"],
-                                 "header mismatch: the feature columns are 'x1', "
-                                 "'x3'; the model was fitted on 'x1', 'x2'"),
+                                 "header mismatch: no column(s) 'x2'; the model "
+                                 "was fitted on 'x1', 'x2'"),
     "predict: wrong column count": ({"p.csv": "0.1,q,0.2,0.3\n"},
                                     ["predict", "model.joblib", "p.csv",
                                      "--id-column", "1"],
@@ -565,3 +565,25 @@ def test_closed_stdout_pipe_is_not_an_error(tmp_path, args):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0
     assert b"Traceback" not in err and b"BrokenPipeError" not in err
+
+
+def test_predict_matches_columns_by_name_and_can_drop_the_id(work, fitted):
+    """Columns reordered, an extra column, or no id column at all: the same
+    clusters as the fit gave these rows."""
+    assert fitted.returncode == 0, fitted.stderr
+    d = work["dir"]
+    X, ids = work["X"], work["ids"]
+    fit_labels = [int(r[1]) for r in _csv_rows((d / "out.csv").read_text())[1:]]
+    rows = [f"{float(b)!r},extra{k},{i},{float(a)!r}"
+            for k, (i, (a, b)) in enumerate(zip(ids, X))]
+    (d / "reordered.csv").write_text("x2,other,sample,x1\n" + "\n".join(rows) + "\n")
+    proc = cli("predict", "model.joblib", "reordered.csv", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    table = _csv_rows(proc.stdout)
+    assert table[0][:2] == ["sample", "cluster"]
+    assert [r[0] for r in table[1:]] == ids
+    assert [int(r[1]) for r in table[1:]] == fit_labels
+    # features only: the fit's id column is switched off with --id-column ''
+    proc = cli("predict", "model.joblib", "moons.npy", "--id-column", "", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert [int(r[0]) for r in _csv_rows(proc.stdout)[1:]] == fit_labels

@@ -31,11 +31,12 @@ def usage_error(message):
 # ---------------------------------------------------------------------------
 
 
-def add_table_arguments(group, *, id_default_help="none"):
+def add_table_arguments(group, *, id_default_help="none", links=True):
+    usable = ", usable in link and label files" if links else ""
     group.add_argument(
         "--id-column", metavar="NAME|INDEX", default=None,
         help="column of row ids (header name or 0-based position): not a "
-             "feature, copied to the output, usable in link and label files "
+             f"feature, copied to the output{usable} "
              f"(default: {id_default_help})")
     group.add_argument(
         "--header", choices=("infer", "yes", "no"), default="infer",

@@ -11,8 +11,9 @@ Assign the rows of DATA to the clusters of a model saved by
 one cluster per input row, in input order.
 
 DATA is read like the training data: the same feature columns (by header name
-when both files have a header, otherwise by count), the same id column and
---standardize transformation as at fit time. MODEL is a pickle (joblib):
+when both files have a header, in any order, other columns ignored; otherwise
+by count), the same id column (--id-column '' for none) and --standardize
+transformation as at fit time. MODEL is a pickle (joblib):
 only load model files you trust.
 """
 
@@ -38,7 +39,9 @@ def add_parser(subparsers):
     p.add_argument("data", metavar="DATA",
                    help="data file: .csv/.tsv/.txt, .npy or .parquet")
     inp = p.add_argument_group("input")
-    _common.add_table_arguments(inp, id_default_help="the one used at fit time")
+    _common.add_table_arguments(
+        inp, id_default_help="the one used at fit time; '' for none",
+        links=False)
     _common.add_output_arguments(p, fit=False)
 
 
@@ -88,16 +91,30 @@ def run(args):
     if delimiter is None:
         delimiter = bundle.get("delimiter")
     id_column = args.id_column if args.id_column is not None else bundle["id_column"]
-    X, ids, names = _common.read_input(
-        "DATA", io.read_table, args.data, reporter=rep, id_column=id_column,
-        header=header, columns=bundle.get("columns"), delimiter=delimiter)
-    n, d = X.shape
+    if id_column == "":
+        id_column = None
     fitted_names = bundle.get("feature_names")
+    read = dict(id_column=id_column, header=header, delimiter=delimiter)
+    X = None
+    if bundle.get("columns") is None and fitted_names is not None and header:
+        # by header name: the model's columns, in its order; others ignored
+        try:
+            X, ids, names = io.read_table(args.data, columns=list(fitted_names),
+                                          **read)
+        except (ValueError, OSError):
+            X = None  # no header or not those names: the plain read says why
+    if X is None:
+        X, ids, names = _common.read_input(
+            "DATA", io.read_table, args.data, reporter=rep,
+            columns=bundle.get("columns"), **read)
+    n, d = X.shape
     if names is not None and fitted_names is not None and names != fitted_names:
+        missing = [f for f in fitted_names if f not in names]
+        found = (f"no column(s) {_names_text(missing)}" if missing else
+                 f"the feature columns are {_names_text(names)}")
         raise _common.usage_error(
-            f"DATA: {args.data}: header mismatch: the feature columns are "
-            f"{_names_text(names)}; the model was fitted on "
-            f"{_names_text(fitted_names)}")
+            f"DATA: {args.data}: header mismatch: {found}; the model was fitted "
+            f"on {_names_text(fitted_names)}")
     if d != bundle["n_features"]:
         raise _common.usage_error(
             f"DATA: {args.data}: {d} feature column(s); the model was fitted on "
