@@ -180,3 +180,33 @@ def test_parameter_errors(params, error, match):
     X = np.random.RandomState(0).normal(size=(30, 2))
     with pytest.raises(error, match=match):
         SMIClustering(**params).fit(X)
+
+
+@pytest.mark.parametrize(
+    "params, links, match",
+    [
+        (dict(gamma=1.0, eta=0.0), {}, r"gamma=1\.0 is ignored: there are no links"),
+        (dict(gamma=[0.0, 1.0], eta=0.0), {}, r"gamma=\[0\.0, 1\.0\] is ignored"),
+        (dict(gamma=0.0, eta=1.0), {"must_link": [[0, 1]]},
+         r"eta=1\.0 is ignored: there are no cannot-links"),
+    ],
+)
+def test_weights_without_the_links_they_weight_warn(params, links, match):
+    X, y = make_moons(n_samples=60, noise=0.05, random_state=0)
+    with pytest.warns(UserWarning, match=match):
+        model = SMIClustering(2, n_neighbors=5, random_state=0, **params).fit(
+            X, **links)
+    assert model.gamma_ == (0.0 if not links else params["gamma"])
+    assert model.eta_ == 0.0
+
+
+def test_weights_that_act_do_not_warn():
+    import warnings
+
+    X, y = make_moons(n_samples=60, noise=0.05, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        # gamma with cannot-links only still scales B = (1+gamma)^2 I + (I-eta C)^2
+        SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0, random_state=0).fit(
+            X, cannot_link=[[0, 59]])
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(X)  # "auto": silent

@@ -282,6 +282,20 @@ class SMIClustering(ClusterMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
+        elif not len(cannot) and self.eta != "auto" and any(e != 0 for e in eta_grid):
+            warnings.warn(
+                f"eta={self.eta!r} is ignored: there are no cannot-links.",
+                UserWarning,
+                stacklevel=2,
+            )
+        no_links = not len(must) and not len(cannot)
+        if no_links and self.gamma != "auto" and any(g != 0 for g in gamma_grid):
+            warnings.warn(
+                f"gamma={self.gamma!r} is ignored: there are no links (SMIC is "
+                "solved).",
+                UserWarning,
+                stacklevel=2,
+            )
 
         rng = check_random_state(self.random_state)
         solver_seed = rng.randint(_SEED_MAX)
