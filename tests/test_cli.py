@@ -268,7 +268,7 @@ MALFORMED = {
     "missing link file": ({}, [*FIT, "--must-link", "nope.csv"],
                           "cannot read --must-link 'nope.csv'"),
     "labels of wrong length": ({"lab.csv": "0\n1\n"}, [*FIT, "--labels", "lab.csv"],
-                               "2 lines of labels; expected one per data row (200)"),
+                               "2 lines; expected one label per data row (200)"),
     "labels with unknown row": ({"lab.csv": "row,label\n0,a\n900,b\n"},
                                 [*FIT, "--labels", "lab.csv"],
                                 "row index 900 is out of range"),

@@ -296,8 +296,11 @@ def test_read_labels(tmp_path, content, ids, expected):
 @pytest.mark.parametrize(
     "content, match",
     [
-        ("0\n1\n2\n", r"3 lines of labels; expected one per data row \(4\)"),
-        ("0\n1\n2\n3\n4\n5\n", r"6 lines of labels"),
+        ("0\n1\n2\n", r": 3 lines; expected one label per data row \(4\)"),
+        ("0\n1\n2\n3\n4\n5\n", r": 6 lines;"),
+        # trailing blank lines (unknown labels) are counted, and said apart
+        ("0\n1\n2\n3\n4\n5\n\n\n", r": 8 lines \(6 up to the last label, then "
+         r"blank lines\); expected one label per data row \(4\)"),
         ("0,1,2\n", r"line 1 has 3 fields; expected 1 .* or 2"),
         ("0,a\n9,b\n", r"line 2, column 1: row index 9 is out of range"),
         ("0,a\n0,b\n", r"line 2: labels row 0 again \(first on line 1\)"),

@@ -882,9 +882,12 @@ def _one_label_per_row(path, rows, n_samples, header):
         if shortest <= total <= longest:
             rows = rows[:total][1 if has_header else 0:]
             return _codes([_label_key(cells[0]) for _, cells in rows])
+    counted = (f"{longest} lines" if shortest == longest else
+               f"{longest} lines ({shortest} up to the last label, then blank "
+               "lines)")
     raise ValueError(
-        f"{path}: {shortest} lines of labels; expected one per data row "
-        f"({n_samples}), after an optional header line"
+        f"{path}: {counted}; expected one label per data row ({n_samples}), "
+        "after an optional header line"
     )
 
 
