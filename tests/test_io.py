@@ -380,3 +380,13 @@ def test_format_from_suffix_and_columns():
     assert format_from_suffix(None) == "csv"
     cols = assignment_columns(np.array([1]), np.array([[0.5, 0.5]]))
     assert cols == {"cluster": [1], "proba_0": [0.5], "proba_1": [0.5]}
+
+
+def test_write_assignments_tsv_is_tab_separated_and_reads_back(tmp_path):
+    path = str(tmp_path / "out.tsv")
+    write_assignments(path, np.array([1, 0]), np.array([[0.25, 0.75], [1.0, 0.0]]),
+                      ids=np.array(["a b", "c"], dtype=object), id_name="name")
+    assert open(path).read() == (
+        "name\tcluster\tproba_0\tproba_1\na b\t1\t0.25\t0.75\nc\t0\t1.0\t0.0\n")
+    X, ids, names = read_table(path, id_column="name")
+    assert ids.tolist() == ["a b", "c"] and names == ["cluster", "proba_0", "proba_1"]

@@ -959,7 +959,8 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
 
     Notes
     -----
-    CSV has a header line; JSON is a list of one object per row with the same
+    CSV has a header line (tab-separated when ``path`` ends in ``.tsv``, as
+    such input is read); JSON is a list of one object per row with the same
     keys as the CSV columns; Parquet has the same columns (ids as strings).
     Floats are written with the shortest text that reads back exactly.
     """
@@ -976,15 +977,16 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
     if hasattr(path, "write"):
         _write_text(path, cols, format)
     else:
+        delimiter = "\t" if _suffix(path) == ".tsv" else ","
         with open(path, "w", newline="", encoding="utf-8") as f:
-            _write_text(f, cols, format)
+            _write_text(f, cols, format, delimiter)
 
 
-def _write_text(f, cols, format):
+def _write_text(f, cols, format, delimiter=","):
     names = list(cols)
     rows = zip(*cols.values())
     if format == "csv":
-        writer = csv.writer(f, lineterminator="\n")
+        writer = csv.writer(f, delimiter=delimiter, lineterminator="\n")
         writer.writerow(names)
         writer.writerows(rows)
         return
