@@ -166,6 +166,11 @@ def add_parser(subparsers):
                           "DATA")
 
 
+def _count(number, noun):
+    """``"1 row"``, ``"2 rows"``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _split_columns(text):
     if text is None:
         return None
@@ -303,9 +308,11 @@ def run(args):
         verbose=0 if args.quiet else 1,
     )
     n_candidates = _count_candidates(model, n, len(must), len(cannot))
-    labelled = "" if n_labeled is None else f" (with {n_labeled} labelled rows)"
-    rep.progress(f"{args.data}: {n} row(s), {d} feature(s); {len(must)} must-links, "
-                 f"{len(cannot)} cannot-links{labelled}")
+    labelled = ("" if n_labeled is None else
+                f" (with {_count(n_labeled, 'labelled row')})")
+    rep.progress(f"{args.data}: {_count(n, 'row')}, {_count(d, 'feature')}; "
+                 f"{_count(len(must), 'must-link')}, "
+                 f"{_count(len(cannot), 'cannot-link')}{labelled}")
     if n_candidates and n_candidates > 1:
         rep.progress(f"tuning over {n_candidates} candidate (n_neighbors, gamma, "
                      "eta) settings by LSMI; this can take a while",
