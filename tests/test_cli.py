@@ -283,6 +283,13 @@ MALFORMED = {
                               ["fit", "d.csv", "-k", "2", "--n-neighbors", "3"],
                               "--n-neighbors must be smaller than the number of rows"),
     "unknown plot format": ({}, [*FIT, "--plot", "p.xyz"], "unknown image format"),
+    "plot without suffix": ({}, [*FIT, "--plot", "plot"],
+                            "needs a suffix naming the image format, e.g. .png"),
+    "wrong delimiter": ({"d.csv": "name,a,b\nx,1,2\ny,3,4\nz,5,6\n"},
+                        ["fit", "d.csv", "-k", "2", "--delimiter", ";",
+                         "--id-column", "name"],
+                        "the columns are 'name,a,b' (a single column: is "
+                        "--delimiter right?)"),
     "parquet to stdout": ({}, [*FIT, "--format", "parquet"], "needs --out FILE"),
     "output directory missing": ({}, [*FIT, "--out", "nodir/out.csv"],
                                  "does not exist"),

@@ -263,9 +263,12 @@ def _resolve_column(path, spec, names, width, what):
                     f"{path}: unknown {what} {spec!r}: the file has no header line, "
                     "so columns are referred to by 0-based position"
                 )
+            hint = ""
+            if len(names) == 1 and any(c in names[0] for c in ",;\t|"):
+                hint = " (a single column: is --delimiter right?)"
             raise ValueError(
                 f"{path}: unknown {what} {spec!r}; the columns are "
-                f"{_names_text(names)}"
+                f"{_names_text(names)}{hint}"
             )
     else:
         raise TypeError(f"{what} must be a column name or a 0-based position; got "

@@ -128,6 +128,9 @@ def require_matplotlib(path):
             from None
     suffix = os.path.splitext(path)[1].lower().lstrip(".")
     supported = Figure().canvas.get_supported_filetypes()
+    if not suffix:
+        raise usage_error(f"--plot {path!r}: the file name needs a suffix naming "
+                          "the image format, e.g. .png")
     if suffix not in supported:
         raise usage_error(
             f"--plot {path!r}: unknown image format {suffix!r}; use one of "
