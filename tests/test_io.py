@@ -390,3 +390,10 @@ def test_write_assignments_tsv_is_tab_separated_and_reads_back(tmp_path):
         "name\tcluster\tproba_0\tproba_1\na b\t1\t0.25\t0.75\nc\t0\t1.0\t0.0\n")
     X, ids, names = read_table(path, id_column="name")
     assert ids.tolist() == ["a b", "c"] and names == ["cluster", "proba_0", "proba_1"]
+
+
+def test_read_links_accepts_ids_that_are_not_strings(tmp_path):
+    """The header check compares text; non-string ids must not crash it."""
+    path = write(tmp_path, "links.csv", "A,B\n1,2\n")
+    links = read_links(path, ids=np.array([1, 2, 3]), n_samples=3)
+    assert links.tolist() == [[1, 2]]  # a header, then row indices

@@ -580,7 +580,7 @@ def _matches_an_id_but_for_case(cell, ids):
     if ids is None or not cell:
         return None
     folded = cell.strip().casefold()
-    return next((v for v in ids if v.strip().casefold() == folded), None)
+    return next((v for v in ids if str(v).strip().casefold() == folded), None)
 
 
 def _reference_hint(cell, ids, lookup):
