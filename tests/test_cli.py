@@ -594,3 +594,19 @@ def test_predict_matches_columns_by_name_and_can_drop_the_id(work, fitted):
     proc = cli("predict", "model.joblib", "moons.npy", "--id-column", "", cwd=d)
     assert proc.returncode == 0, proc.stderr
     assert [int(r[0]) for r in _csv_rows(proc.stdout)[1:]] == fit_labels
+
+
+def test_link_conflicts_are_named_by_id_once(work):
+    ids = work["ids"]
+    d = work["dir"]
+    (d / "chain.csv").write_text(f"{ids[0]},{ids[1]}\n{ids[1]},{ids[2]}\n")
+    (d / "apart.csv").write_text(f"{ids[0]},{ids[2]}\n")
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
+               "--must-link", "chain.csv", "--cannot-link", "apart.csv", *FIXED,
+               cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines()
+                if line.startswith("smiclust fit: warning:")
+                and "must-links put" in line]
+    assert len(warnings) == 1, proc.stderr
+    assert f"(ids '{ids[0]}' and '{ids[2]}')" in warnings[0]

@@ -128,3 +128,21 @@ def test_common_rows_matches_brute_force(seed):
     got = _common_rows(a, b)
     assert got.shape == (len(expected), 2)
     assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_conflicting_cannot_links_matches_a_brute_force_closure(seed):
+    from smiclust.constraints import conflicting_cannot_links
+
+    rng = np.random.RandomState(seed)
+    n = 25
+    must = np.unique(np.sort(rng.randint(0, n, size=(15, 2)), axis=1), axis=0)
+    must = must[must[:, 0] != must[:, 1]]
+    cannot = np.unique(np.sort(rng.randint(0, n, size=(20, 2)), axis=1), axis=0)
+    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
+    together = np.eye(n, dtype=bool)  # transitive closure, by repeated squaring
+    together[must[:, 0], must[:, 1]] = together[must[:, 1], must[:, 0]] = True
+    for _ in range(n):
+        together = (together.astype(int) @ together.astype(int)) > 0
+    expected = [p for p in cannot.tolist() if together[p[0], p[1]]]
+    assert conflicting_cannot_links(must, cannot, n).tolist() == expected

@@ -17,6 +17,7 @@ __all__ = [
     "ConstraintConflictWarning",
     "check_links",
     "check_constraints",
+    "conflicting_cannot_links",
     "link_matrix",
     "pairs_from_labels",
     "sample_links",
@@ -169,10 +170,7 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
                 f"A pair cannot be both a must-link and a cannot-link in {owner}; "
                 f"{len(both)} pair(s) are, the first is {first}."
             )
-        n_comp, comp = connected_components(
-            link_matrix(must, n_samples), directed=False
-        )
-        conflicts = cannot[comp[cannot[:, 0]] == comp[cannot[:, 1]]]
+        conflicts = conflicting_cannot_links(must, cannot, n_samples)
         if len(conflicts):
             shown = ", ".join(str(tuple(int(v) for v in p)) for p in conflicts[:5])
             warnings.warn(
@@ -183,6 +181,30 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
                 stacklevel=3,
             )
     return must, cannot
+
+
+def conflicting_cannot_links(must_link, cannot_link, n_samples):
+    """Cannot-links whose two samples chains of must-links join.
+
+    Prior validation by :func:`check_links` is assumed.
+
+    Returns
+    -------
+    conflicts : ndarray of shape (n_conflicts, 2)
+        The rows of ``cannot_link`` that no labelling can satisfy together
+        with every must-link, in their order.
+
+    Examples
+    --------
+    >>> from smiclust.constraints import conflicting_cannot_links
+    >>> conflicting_cannot_links([[0, 1], [1, 2]], [[0, 2], [2, 3]], 4).tolist()
+    [[0, 2]]
+    """
+    cannot = np.asarray(cannot_link, dtype=np.intp).reshape(-1, 2)
+    if not len(cannot) or not len(must_link):
+        return cannot[:0]
+    _, comp = connected_components(link_matrix(must_link, n_samples), directed=False)
+    return cannot[comp[cannot[:, 0]] == comp[cannot[:, 1]]]
 
 
 def _out_of_range(name, owner, n_samples, row, pair):

@@ -281,15 +281,19 @@ class _JsonLineStream:
 
 
 @contextlib.contextmanager
-def captured_warnings(reporter):
-    """Report warnings raised inside as one line each (and keep them)."""
+def captured_warnings(reporter, *, already_reported=()):
+    """Report warnings raised inside as one line each (and keep them).
+
+    Warnings of the categories in ``already_reported`` are dropped: the command
+    has said the same in its own words (e.g. with ids instead of row indices).
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
     seen = set()
     for w in caught:
         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning,
-                                   FutureWarning)):
+                                   FutureWarning, *already_reported)):
             continue
         message = one_line(w.message)
         if message not in seen:

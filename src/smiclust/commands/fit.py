@@ -225,7 +225,11 @@ def run(args):
     import numpy as np
 
     from .. import SMIClustering, io
-    from ..constraints import pairs_from_labels
+    from ..constraints import (
+        ConstraintConflictWarning,
+        conflicting_cannot_links,
+        pairs_from_labels,
+    )
 
     start = time.perf_counter()
     rep = _common.Reporter("fit", quiet=args.quiet, json_mode=args.json)
@@ -282,6 +286,15 @@ def run(args):
             raise _common.usage_error(
                 f"{len(common)} pair(s) are both a must-link and a cannot-link, "
                 f"e.g. {_describe_rows(i, j, ids)}")
+    said_conflicts = ()
+    if ids is not None:  # say it with ids; the library's warning has indices
+        conflicts = conflicting_cannot_links(must, cannot, n)
+        if len(conflicts):
+            shown = "; ".join(_describe_rows(i, j, ids) for i, j in conflicts[:3])
+            rep.warning(f"{len(conflicts)} cannot-link(s) join rows that chains of "
+                        f"must-links put together, e.g. {shown}; no clustering "
+                        "can satisfy every link")
+        said_conflicts = (ConstraintConflictWarning,)
     t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
     if any(t >= n for t in t_values):
         raise _common.usage_error(
@@ -320,7 +333,8 @@ def run(args):
     else:
         rep.progress(f"solving for {args.n_clusters} clusters")
     fit_start = time.perf_counter()
-    with _common.captured_warnings(rep), rep.estimator_output():
+    with _common.captured_warnings(rep, already_reported=said_conflicts), \
+            rep.estimator_output():
         try:
             model.fit(X, must_link=must, cannot_link=cannot)
         except (ValueError, TypeError) as exc:
