@@ -213,3 +213,46 @@ def test_iterative_solve_runs_with_one_blas_thread_and_restores(
                    random_state=0)
         assert blas_threads() == before
     assert seen and all(n == 1 for n in seen[0])
+
+
+def test_rows_no_eigenvector_covers_are_exact_zeros():
+    """Components of the graph outside the blocks of the c leading eigenvectors
+    get exact zeros (round-off before), hence the first cluster, as in exact
+    arithmetic."""
+    from scipy.sparse.csgraph import connected_components
+
+    from smiclust.constraints import check_constraints
+
+    rng = np.random.RandomState(0)
+    X = np.concatenate([rng.normal(size=(30, 2)) + 10 * k for k in range(5)])
+    K = local_scaling_kernel(X, 3)
+    n_components, component = connected_components(K, directed=False)
+    assert n_components >= 5  # more components than clusters
+    must, cannot = check_constraints(None, None, len(X))
+    sol = solve_smic(K, must, cannot, 2, 0.0, 0.0, random_state=0)
+    covered = np.zeros(n_components, dtype=bool)
+    for comp in range(n_components):
+        rows = component == comp
+        if np.any(sol.eigenvectors[rows] != 0):
+            covered[comp] = True
+            # a covered component carries real mass, not round-off
+            assert np.sum(sol.eigenvectors[rows] ** 2) > 1e-6
+    assert 1 <= covered.sum() <= 2 and not covered.all()
+    uncovered = ~covered[component]
+    # every uncovered sample is in the cluster of the leading eigenvector
+    leading = int(np.argmax(sol.eigenvalues))
+    assert np.all(sol.labels[uncovered] == leading)
+
+
+@pytest.mark.parametrize("t", [1, 3])
+def test_fragmented_graph_labels_do_not_change_with_a_rescaling(t):
+    from sklearn.datasets import make_moons
+
+    from smiclust import SMIClustering
+
+    X, y = make_moons(150, noise=0.1, random_state=2)
+    must, cannot = sample_links(y, 10, random_state=0)
+    kw = dict(n_neighbors=t, gamma=1.0, eta=0.0, random_state=0)
+    a = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
+    b = SMIClustering(2, **kw).fit(X * 1000, must_link=must, cannot_link=cannot)
+    np.testing.assert_array_equal(a.labels_, b.labels_)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -411,6 +412,7 @@ def solve_smic(
         warm_start=warm_start,
     )
     signed = fix_signs(vecs)
+    signed[_uncovered_rows(op, signed)] = 0.0
     # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U) get beta 0
     middle = op.apply_middle(K_mod @ signed)
     lam_max = max(float(vals.max()), np.finfo(float).tiny)
@@ -430,6 +432,33 @@ def solve_smic(
         normalizer=normalizer[order],
         n_operator_applications=max(op.n_applied, 1),
     )
+
+
+#: A graph component whose squared mass is at most this in every eigenvector
+#: (unit norm) is not covered by them: its entries are round-off.
+_UNCOVERED_MASS = 1e-12
+
+
+def _uncovered_rows(op, vectors):
+    r"""Rows whose eigenvector entries are round-off, as a boolean mask.
+
+    :math:`U` couples samples only within the connected components of the graph
+    of :math:`K'` (plus the cannot-links when :math:`\eta > 0`), so each
+    eigenvector lives on the components whose block it belongs to; in exact
+    arithmetic the other components' entries are 0. Those entries are set to 0
+    (they were round-off, and labels read from them changed with a rescaling of
+    ``X``); the paper's rule then gives those samples the first cluster, as it
+    does for exact zeros.
+    """
+    graph = op.K_mod
+    if op.eta and op.cannot_matrix.nnz:
+        graph = graph + op.cannot_matrix
+    n_components, component = connected_components(graph, directed=False)
+    if n_components == 1:
+        return np.zeros(vectors.shape[0], dtype=bool)
+    mass = np.zeros((n_components, vectors.shape[1]))
+    np.add.at(mass, component, vectors**2)
+    return (mass.max(axis=1) <= _UNCOVERED_MASS)[component]
 
 
 def _argmax_labels(signed, normalizer):
