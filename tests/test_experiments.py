@@ -500,3 +500,34 @@ def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
     # PCKMeans has one level of two (failed at the other): still the best peer
     assert row["peer_best"][:3] == ("PCKMeans", pytest.approx(0.7), 1)
     assert row["csc_best"] is None
+
+
+def test_rerun_before_redoes_older_runs_once_and_resumes(quick_run, tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    out, first, _ = quick_run
+    target = tmp_path / "rerun"
+    target.mkdir()
+    (target / RECORDS_FILE).write_text((out / RECORDS_FILE).read_text())
+    cutoff = datetime.now(timezone.utc) + timedelta(seconds=1)
+    before = _stable(read_records(target / RECORDS_FILE))
+    redone = run_experiment(quick_config(), target, progress=False,
+                            rerun_before=cutoff)
+    assert redone["new_runs"] == first["n_runs"]  # every run predates the cutoff
+    again = run_experiment(quick_config(), target, progress=False,
+                           rerun_before=cutoff - timedelta(days=1))
+    assert again["new_runs"] == 0  # the redone records are newer: resumable
+    records = read_records(target / RECORDS_FILE)
+    assert len(records) == 2 * first["n_runs"]  # appended, not rewritten
+    latest = {r["run_id"]: r for r in records}  # last record wins
+    assert len(load_records(target / RECORDS_FILE)) == first["n_runs"]
+    # deterministic runs: the redone records equal the old ones but for timing
+    assert _stable(latest.values()) == before
+
+
+def test_rerun_before_command_line_time(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "smiclust", "reproduce", "--quick",
+                           "--rerun-before", "yesterday", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "expected an ISO 8601 time" in proc.stderr

@@ -65,10 +65,29 @@ def add_parser(subparsers):
     p.add_argument("--retry-failed", action="store_true",
                    help="run again the runs recorded as failed (e.g. after a "
                         "fix); the new record replaces the old one in the report")
+    p.add_argument("--rerun-before", metavar="TIME", type=_utc_time, default=None,
+                   help="run again the selected runs recorded before TIME (ISO "
+                        "8601, e.g. 2026-11-22T22:47; UTC unless a zone is "
+                        "given), e.g. after a fix that changes results; the new "
+                        "records replace the old ones, and an interrupted rerun "
+                        "resumes")
     p.add_argument("--no-report", action="store_true",
                    help="only run; no figures or report")
     p.add_argument("--report-only", action="store_true",
                    help="only write the figures and the report from the records")
+
+
+def _utc_time(text):
+    import argparse
+    from datetime import datetime, timezone
+
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO 8601 time such as 2026-11-22T22:47, got {text!r}"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def build_config(args):
@@ -138,7 +157,8 @@ def run(args):
         try:
             result.update(run_experiment(config, out, n_jobs=args.n_jobs,
                                          scheduler=args.scheduler,
-                                         retry_failed=args.retry_failed))
+                                         retry_failed=args.retry_failed,
+                                         rerun_before=args.rerun_before))
         except ValueError as exc:  # records file of another layout
             raise UsageError(str(exc)) from None
     elif not (out / RECORDS_FILE).exists():

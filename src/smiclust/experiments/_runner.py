@@ -274,6 +274,14 @@ def _now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _finished(record):
+    """When a record's run finished (the epoch when the record has no time)."""
+    try:
+        return datetime.fromisoformat(record.get("finished_at") or "")
+    except ValueError:
+        return datetime.fromtimestamp(0, timezone.utc)
+
+
 def run_one(run):
     """Carry out one run and return its record (never raises for the method).
 
@@ -463,7 +471,7 @@ def _peer_key(run):
 
 
 def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
-                   retry_failed=False):
+                   retry_failed=False, rerun_before=None):
     """Run every run of ``config`` not yet in ``out/records.csv``.
 
     Parameters
@@ -483,6 +491,10 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
         Run again the runs whose record has ``status="failed"``; the new
         record is appended and replaces the old one when the records are read
         (:func:`~smiclust.experiments.load_records`: last record wins).
+    rerun_before : datetime.datetime, default=None
+        Run again the runs of ``config`` whose last record finished before this
+        time (timezone-aware), e.g. after a fix that changes results. Runs
+        redone since count as done, so an interrupted rerun resumes.
 
     Returns
     -------
@@ -497,9 +509,11 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     path = out / RECORDS_FILE
-    last_status = {r["run_id"]: r["status"] for r in read_records(path)}
-    done = {run_id for run_id, status in last_status.items()
-            if not (retry_failed and status == "failed")}
+    last = {r["run_id"]: r for r in read_records(path)}
+    done = {run_id for run_id, record in last.items()
+            if not (retry_failed and record["status"] == "failed")
+            and not (rerun_before is not None
+                     and _finished(record) < rerun_before)}
     runs = plan_runs(config)
     todo = [r for r in runs if r["run_id"] not in done]
     summary = {
