@@ -168,3 +168,18 @@ def test_violation_penalty_moves_the_choice_between_lsmi_and_the_links():
     # the candidates differ, so the weight really matters on this problem
     assert res0["n_violations"].min() < res0["n_violations"][
         int(np.argmax(res0["lsmi"]))]
+
+
+def test_candidate_grid_with_one_cluster_is_a_single_candidate():
+    # every labelling is the same: nothing to search, eta not at all
+    grid = candidate_grid((3, 5), (0.0, 1.0), (0.0, 1.0), n_must=2, n_cannot=2,
+                          n_clusters=1)
+    assert grid == [(3, 0.0, 0.0)]
+
+
+def test_repeated_grid_values_are_solved_once():
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(80, centers=2, random_state=0)
+    model = SMIClustering(2, n_neighbors=[5, 5, 3, 5], random_state=0).fit(X)
+    assert model.tuning_results_["param_n_neighbors"].tolist() == [5, 3]

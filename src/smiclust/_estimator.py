@@ -485,7 +485,8 @@ def _grid(value, default):
     if isinstance(value, str):
         return tuple(default)
     if isinstance(value, (list, tuple, np.ndarray)):
-        return tuple(np.asarray(value).tolist())
+        # each distinct value once, in the order given
+        return tuple(dict.fromkeys(np.asarray(value).tolist()))
     return (value,)
 
 

@@ -59,16 +59,20 @@ def candidate_grid(
     """All candidate ``(t, gamma, eta)`` in search order.
 
     Parameters that cannot change the solution are not searched: ``gamma`` and
-    ``eta`` without any link (both 0), ``eta`` without cannot-links or with
-    ``n_clusters > 2`` (fixed at 0, as in the paper).
+    ``eta`` without any link (both 0), ``eta`` without cannot-links or unless
+    ``n_clusters == 2`` (fixed at 0, as the paper does for more clusters), and
+    nothing with one cluster (every candidate gives the same labelling: the
+    first ``t`` and 0 weights).
 
     Returns
     -------
     candidates : list of tuple (int, float, float)
     """
+    if n_clusters == 1:
+        return [(int(n_neighbors_grid[0]), 0.0, 0.0)]
     if n_must == 0 and n_cannot == 0:
         gamma_grid = (0.0,)
-    if n_cannot == 0 or n_clusters > 2:
+    if n_cannot == 0 or n_clusters != 2:
         eta_grid = (0.0,)
     return [
         (int(t), float(g), float(e))
