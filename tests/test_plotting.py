@@ -181,3 +181,16 @@ def test_auto_embedding_separates_every_cluster_beyond_two(blobs3):
     E, _ = embedding_2d(model, method="eigenvectors")
     collapsed = [np.abs(E[model.labels_ == k]).max() for k in range(3)]
     assert min(collapsed) < 1e-6
+
+
+def test_embedding_of_another_estimator_says_what_to_pass(blobs3):
+    from smiclust import SpectralLearning
+    from smiclust.plotting import embedding_2d
+
+    X, _ = blobs3
+    model = SpectralLearning(3, n_neighbors=5, random_state=0).fit(X)
+    with pytest.raises(TypeError, match=r"fitted SMIClustering .* got "
+                       r"SpectralLearning\. For another estimator, pass"):
+        embedding_2d(model)
+    Z, _ = embedding_2d(model.embedding_)  # its coordinates work
+    assert Z.shape == (90, 2)

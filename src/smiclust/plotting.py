@@ -62,6 +62,12 @@ def embedding_2d(model_or_embedding, *, method="auto"):
     if method not in ("auto", "eigenvectors", "pca"):
         raise ValueError("The 'method' parameter of embedding_2d must be 'auto', "
                          f"'eigenvectors' or 'pca'; got {method!r}.")
+    if hasattr(model_or_embedding, "fit") and not _is_model(model_or_embedding):
+        raise TypeError(
+            "model_or_embedding must be a fitted SMIClustering (it has "
+            "eigenvectors_) or a 2-d array of coordinates; got "
+            f"{type(model_or_embedding).__name__}. For another estimator, pass "
+            "coordinates, e.g. its embedding_ or the data.")
     if _is_model(model_or_embedding):
         model = model_or_embedding
         vectors = np.asarray(model.eigenvectors_)
@@ -136,8 +142,7 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     whatever the input dimension: clusters that are non-convex or
     high-dimensional in the input (two moons, digits) appear as separate arms,
     and a must-linked pair pulled together or a cannot-linked pair pushed apart
-    is visible. With more than two clusters, only the first two are spread
-    out; the others gather near the origin. PCA of the input data
+    is visible. PCA of the input data
     (``method="pca"``) shows the input geometry instead, where clusters
     separated by the kernel may overlap.
 
@@ -171,7 +176,7 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     >>> from smiclust import SMIClustering
     >>> from smiclust.plotting import plot_embedding
     >>> X, y = make_moons(100, noise=0.05, random_state=0)
-    >>> model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0,
+    >>> model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=0.0,
     ...                       random_state=0).fit(X, must_link=[[0, 1]])
     >>> ax = plot_embedding(model, must_link=[[0, 1]])
     >>> ax.get_xlabel()
