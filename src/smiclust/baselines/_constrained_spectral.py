@@ -1220,7 +1220,11 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         Cluster of each sample, contiguous from 0.
     embedding_ : ndarray of shape (n_samples, max(1, K - 1))
         :math:`u = D^{-1/2}v` of the selected eigenvectors, lowest cost first
-        (fewer columns if fewer feasible eigenvectors exist).
+        (fewer columns if fewer feasible eigenvectors exist). With
+        ``n_clusters=1`` nothing is solved: every sample is in cluster 0,
+        ``embedding_`` has shape ``(n_samples, 0)``, ``beta_`` is NaN and
+        ``n_iter_`` is 1 (scikit-learn's convention for an estimator with
+        ``n_iter_``).
     eigenvalues_ : ndarray of shape (n_vectors,)
         :math:`\lambda` of the selected eigenvectors.
     costs_ : ndarray of shape (n_vectors,)
