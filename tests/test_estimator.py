@@ -210,3 +210,11 @@ def test_weights_that_act_do_not_warn():
         SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0, random_state=0).fit(
             X, cannot_link=[[0, 59]])
         SMIClustering(2, n_neighbors=5, random_state=0).fit(X)  # "auto": silent
+
+
+def test_grids_may_be_ranges(blobs3):
+    X, _ = blobs3
+    model = SMIClustering(3, n_neighbors=range(3, 6), random_state=0).fit(X)
+    assert model.tuning_results_["param_n_neighbors"].tolist() == [3, 4, 5]
+    with pytest.raises(ValueError, match="'n_neighbors'"):
+        SMIClustering(3, n_neighbors=range(0), random_state=0).fit(X)

@@ -484,7 +484,7 @@ def _warn_if_rank_deficient(eigenvalues, c):
 def _grid(value, default):
     if isinstance(value, str):
         return tuple(default)
-    if isinstance(value, (list, tuple, np.ndarray)):
+    if isinstance(value, (list, tuple, range, np.ndarray)):
         # each distinct value once, in the order given
         return tuple(dict.fromkeys(np.asarray(value).tolist()))
     return (value,)

@@ -101,7 +101,7 @@ class _Grid:
     element: Interval
 
     def type_matches(self, value):
-        return isinstance(value, (list, tuple, np.ndarray)) and not isinstance(
+        return isinstance(value, (list, tuple, range, np.ndarray)) and not isinstance(
             value, str
         )
 
