@@ -456,8 +456,10 @@ def _uncovered_rows(op, vectors):
     n_components, component = connected_components(graph, directed=False)
     if n_components == 1:
         return np.zeros(vectors.shape[0], dtype=bool)
-    mass = np.zeros((n_components, vectors.shape[1]))
-    np.add.at(mass, component, vectors**2)
+    mass = np.column_stack([
+        np.bincount(component, weights=column**2, minlength=n_components)
+        for column in vectors.T
+    ])
     return (mass.max(axis=1) <= _UNCOVERED_MASS)[component]
 
 
