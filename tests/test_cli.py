@@ -610,3 +610,15 @@ def test_link_conflicts_are_named_by_id_once(work):
                 and "must-links put" in line]
     assert len(warnings) == 1, proc.stderr
     assert f"(ids '{ids[0]}' and '{ids[2]}')" in warnings[0]
+
+
+def test_a_link_in_two_sources_is_counted_once_and_said(work):
+    proc = cli("fit", "moons.npy", "-k", "2", "--must-link", "must_idx.csv",
+               "--must-link", "must_idx.csv", *FIXED, "--json", "--quiet",
+               cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    n_must = len(sample_links(work["y"], 40, random_state=0)[0])
+    assert summary["n_must_link"] == n_must
+    assert (f"{n_must} must-link(s) given by more than one source (link files, "
+            "--labels); each counted once") in summary["warnings"]

@@ -180,17 +180,24 @@ def _split_columns(text):
     return names
 
 
-def _combine_links(must_parts, cannot_parts, n):
+def _combine_links(must_parts, cannot_parts, rep):
+    """Links of every file and of the labels, each pair once (in first-seen
+    order); a pair given by more than one source is reported, then kept once
+    (within one file a repeat is an error of that file)."""
     import numpy as np
 
-    def unique_pairs(parts):
+    def unique_pairs(parts, kind):
         if not parts:
             return np.empty((0, 2), dtype=np.intp)
         pairs = np.sort(np.concatenate(parts).reshape(-1, 2), axis=1)
         _, first = np.unique(pairs, axis=0, return_index=True)
+        if len(first) < len(pairs):
+            rep.warning(f"{len(pairs) - len(first)} {kind}(s) given by more than "
+                        "one source (link files, --labels); each counted once")
         return np.ascontiguousarray(pairs[np.sort(first)], dtype=np.intp)
 
-    return unique_pairs(must_parts), unique_pairs(cannot_parts)
+    return unique_pairs(must_parts, "must-link"), unique_pairs(cannot_parts,
+                                                              "cannot-link")
 
 
 def _describe_rows(i, j, ids):
@@ -277,7 +284,7 @@ def run(args):
         lab_must, lab_cannot = pairs_from_labels(y)
         must_parts.append(lab_must)
         cannot_parts.append(lab_cannot)
-    must, cannot = _combine_links(must_parts, cannot_parts, n)
+    must, cannot = _combine_links(must_parts, cannot_parts, rep)
     if len(must) and len(cannot):
         common = {tuple(p) for p in must.tolist()} & {tuple(p) for p in
                                                         cannot.tolist()}
