@@ -234,6 +234,7 @@ def run(args):
     from .. import SMIClustering, io
     from ..constraints import (
         ConstraintConflictWarning,
+        _common_rows,
         conflicting_cannot_links,
         pairs_from_labels,
     )
@@ -286,10 +287,9 @@ def run(args):
         cannot_parts.append(lab_cannot)
     must, cannot = _combine_links(must_parts, cannot_parts, rep)
     if len(must) and len(cannot):
-        common = {tuple(p) for p in must.tolist()} & {tuple(p) for p in
-                                                        cannot.tolist()}
-        if common:
-            i, j = min(common)
+        common = _common_rows(must, cannot)  # both sorted within a pair
+        if len(common):
+            i, j = min(map(tuple, common.tolist()))
             raise _common.usage_error(
                 f"{len(common)} pair(s) are both a must-link and a cannot-link, "
                 f"e.g. {_describe_rows(i, j, ids)}")
