@@ -531,3 +531,16 @@ def test_rerun_before_command_line_time(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "expected an ISO 8601 time" in proc.stderr
+
+
+def test_finished_time_of_records_without_zone_or_time():
+    from datetime import datetime, timezone
+
+    from smiclust.experiments._runner import _finished
+
+    utc = timezone.utc
+    assert _finished({"finished_at": "2026-11-22T10:00:00"}) == datetime(
+        2026, 11, 22, 10, tzinfo=utc)
+    assert _finished({"finished_at": ""}) == datetime.fromtimestamp(0, utc)
+    assert _finished({"finished_at": "2026-11-22T10:00:00+00:00"}) < datetime(
+        2026, 11, 22, 11, tzinfo=utc)

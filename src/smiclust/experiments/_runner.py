@@ -275,11 +275,13 @@ def _now():
 
 
 def _finished(record):
-    """When a record's run finished (the epoch when the record has no time)."""
+    """When a record's run finished (the epoch when the record has no time;
+    UTC when its time has no zone), timezone-aware."""
     try:
-        return datetime.fromisoformat(record.get("finished_at") or "")
+        when = datetime.fromisoformat(record.get("finished_at") or "")
     except ValueError:
         return datetime.fromtimestamp(0, timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def run_one(run):
