@@ -407,6 +407,20 @@ def test_csc_slicing_fallback_after_arpack_failure(monkeypatch):
     assert adjusted_rand_score(model.labels_, V_ref[:, 0] > 0) == 1.0
 
 
+def _fit_moons_with_warnings():
+    """CSC (n_candidates=8) on the cached moons case, which must warn.
+
+    Returns the model, the warning messages and the dense reference.
+    """
+    X, y, must, cannot, K = _csc_case("moons", 10, 100)
+    reference = _cached_reference("moons", 10, 100, 2)
+    with pytest.warns(ConvergenceWarning) as record:
+        model = ConstrainedSpectralClustering(
+            2, n_neighbors=10, n_candidates=8, tol=1e-8, random_state=0
+        ).fit(X, must_link=must, cannot_link=cannot)
+    return model, [str(w.message) for w in record], reference
+
+
 def test_csc_lobpcg_fallback_when_arpack_always_fails(monkeypatch):
     def failing(A, *args, **kwargs):
         raise ArpackNoConvergence("no", np.empty(0), np.empty((A.shape[0], 0)))
@@ -414,13 +428,7 @@ def test_csc_lobpcg_fallback_when_arpack_always_fails(monkeypatch):
     monkeypatch.setattr(csc_module, "eigsh", failing)
     monkeypatch.setattr(csc_module, "_SLICING_FIRST_MAX_SAMPLES", 0)
     monkeypatch.setattr(csc_module, "_SLICING_FIRST_MAX_LINKS_PER_SAMPLE", 0)
-    X, y, must, cannot, K = _csc_case("moons", 10, 100)
-    beta, lam_ref, V_ref, cost_ref, d = _cached_reference("moons", 10, 100, 2)
-    with pytest.warns(ConvergenceWarning) as record:
-        model = ConstrainedSpectralClustering(
-            2, n_neighbors=10, n_candidates=8, tol=1e-8, random_state=0
-        ).fit(X, must_link=must, cannot_link=cannot)
-    messages = [str(w.message) for w in record]
+    model, messages, (beta, lam_ref, V_ref, cost_ref, d) = _fit_moons_with_warnings()
     assert any("spectrum slicing" in m for m in messages)
     assert any("Shift-invert ARPACK" in m and "LOBPCG" in m for m in messages)
     assert np.all(np.isfinite(model.embedding_))
@@ -439,12 +447,34 @@ def test_csc_lobpcg_fallback_on_any_arpack_error(monkeypatch, error):
         raise ArpackNoConvergence("no", np.empty(0), np.empty((A.shape[0], 0)))
 
     monkeypatch.setattr(csc_module, "eigsh", failing)
-    X, y, must, cannot, K = _csc_case("moons", 10, 100)
-    beta, lam_ref, V_ref, cost_ref, d = _cached_reference("moons", 10, 100, 2)
-    with pytest.warns(ConvergenceWarning, match="Shift-invert ARPACK did not conv"):
-        model = ConstrainedSpectralClustering(
-            2, n_neighbors=10, n_candidates=8, tol=1e-8, random_state=0
-        ).fit(X, must_link=must, cannot_link=cannot)
+    model, messages, (beta, lam_ref, V_ref, cost_ref, d) = _fit_moons_with_warnings()
+    assert any("Shift-invert ARPACK did not conv" in m for m in messages)
+    assert adjusted_rand_score(model.labels_, V_ref[:, 0] > 0) == 1.0
+
+
+def test_csc_lobpcg_on_shifted_pencil_failing_falls_back_to_s_m(monkeypatch):
+    """sonar standardised, t=1, 10 % of the pairs, seed 4 of the reproduction:
+    after ARPACK error 3, LOBPCG on (S, M - S / sigma) raised "linearly
+    dependent initial approximations" (the block was not C-positive); the fit
+    must go on with LOBPCG on (S, M)."""
+    real_lobpcg = csc_module.lobpcg
+    calls = []
+
+    def eigsh_fails(A, *args, **kwargs):
+        raise ArpackError(3)
+
+    def first_lobpcg_fails(A, X, *args, **kwargs):
+        calls.append(kwargs["B"])
+        if len(calls) == 1:
+            raise ValueError("Linearly dependent initial approximations")
+        return real_lobpcg(A, X, *args, **kwargs)
+
+    monkeypatch.setattr(csc_module, "eigsh", eigsh_fails)
+    monkeypatch.setattr(csc_module, "lobpcg", first_lobpcg_fails)
+    model, messages, (beta, lam_ref, V_ref, cost_ref, d) = _fit_moons_with_warnings()
+    assert any("shifted pencil failed (Linearly dependent" in m for m in messages)
+    assert len(calls) == 2 and calls[0] is not calls[1]  # (S, C), then (S, M)
+    assert_allclose(model.costs_, cost_ref[:1], rtol=1e-6)
     assert adjusted_rand_score(model.labels_, V_ref[:, 0] > 0) == 1.0
 
 

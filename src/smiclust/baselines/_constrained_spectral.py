@@ -693,7 +693,20 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
     # (S, C), C = M - S / sigma: tau = sigma theta / (sigma - theta)
     C_op = _symmetric_operator(n, lambda Y: M_op @ Y - (S_op @ Y) / sigma)
     Cinv_op = _symmetric_operator(n, lambda Y: sigma * shift_inverse(Y))
-    tau, X = _lobpcg(S_op, C_op, Cinv_op, X0, tol, max_iter)
+    try:
+        tau, X = _lobpcg(S_op, C_op, Cinv_op, X0, tol, max_iter)
+    except (ValueError, la.LinAlgError) as err:
+        # LOBPCG could not C-orthonormalise its block ("linearly dependent
+        # initial approximations"): C is not positive definite on it, i.e. the
+        # sliced sigma was not above theta_max in floating point.
+        warnings.warn(
+            f"LOBPCG on the shifted pencil failed ({err}); running it on "
+            "(S, M) from a random start instead.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+        X0 = _start_block(rng, v0, k, None)
+        return _lobpcg(S_op, M_op, Minv_op, X0, tol, max_iter)
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = sigma * tau / (sigma + tau)
     # tau = -sigma (theta = +-inf) is impossible for sigma > theta_max: it marks
