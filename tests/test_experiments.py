@@ -351,6 +351,15 @@ def test_peers_run_or_are_skipped_with_a_reason(tmp_path):
     record = _runner.run_one(run)
     assert record["status"] == "skipped" and "d=4096 > 100" in record["error"]
     assert "pure Python" in record["error"]
+    # the report gives the whole measured reason (the table of runs that did
+    # not finish cuts reasons at 160 characters)
+    from smiclust.experiments._report import _peers_section
+
+    pd = pytest.importorskip("pandas")
+    text = "\n".join(_peers_section(pd.DataFrame([record]), config))
+    reason = config["methods"]["mpckmeans"]["skip_reason"]
+    assert len(reason) > 160
+    assert f"Not run where n > 1000 or d > 100: {reason}." in text
 
 
 def test_peer_time_budget():

@@ -809,6 +809,13 @@ def _peers_section(df, config):
         skipped_sets = sorted(set(sub[sub["status"] == "skipped"]["dataset"]))
         if skipped_sets:
             text += f" Skipped on: {', '.join(skipped_sets)} (reasons below)."
+        settings = (config or {}).get("methods", {}).get(m, METHODS[m])
+        limits = [f"{name} > {settings[key]}"
+                  for name, key in (("n", "max_samples"), ("d", "max_features"))
+                  if settings.get(key) is not None]
+        if limits and settings.get("skip_reason"):
+            text += (f" Not run where {' or '.join(limits)}: "
+                     f"{settings['skip_reason']}.")
         lines.append(text)
     lines.append("")
     return lines
