@@ -553,3 +553,18 @@ def test_finished_time_of_records_without_zone_or_time():
     assert _finished({"finished_at": ""}) == datetime.fromtimestamp(0, utc)
     assert _finished({"finished_at": "2026-11-22T10:00:00+00:00"}) < datetime(
         2026, 11, 22, 11, tzinfo=utc)
+
+
+def test_coverage_cells_count_the_runs_that_did_not_finish():
+    from smiclust.experiments._report import _coverage_cell
+
+    pd = pytest.importorskip("pandas")
+
+    def cell(statuses, seeds):
+        return _coverage_cell(pd.DataFrame({"status": statuses, "seed": seeds}))
+
+    assert cell([], []) == "not run"
+    assert cell(["ok"] * 4, [0, 0, 1, 1]) == "2 seeds, 4 runs"
+    assert (cell(["ok", "failed", "skipped", "failed"], [0, 1, 2, 2])
+            == "3 seeds, 4 runs (2 failed, 1 skipped)")
+    assert cell(["skipped"] * 3, [0, 1, 2]) == "skipped (3 seeds, 3 runs)"

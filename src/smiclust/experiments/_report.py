@@ -745,19 +745,28 @@ def _comparison_section(summary):
     return lines
 
 
+def _coverage_cell(sub):
+    """"20 seeds, 280 runs", with the runs that did not finish, or "not run"."""
+    if not len(sub):
+        return "not run"
+    counts = sub["status"].value_counts()
+    if counts.get("ok", 0) == 0 and counts.get("skipped", 0) == len(sub):
+        return f"skipped ({sub['seed'].nunique()} seeds, {len(sub)} runs)"
+    text = f"{sub['seed'].nunique()} seeds, {len(sub)} runs"
+    others = [f"{counts[s]} {s}" for s in ("failed", "skipped") if counts.get(s, 0)]
+    return text + (f" ({', '.join(others)})" if others else "")
+
+
 def _coverage_section(df):
-    """Table data set x method: number of distinct seeds and of runs."""
+    """Table data set x method: seeds and runs recorded, and how many did not
+    finish."""
     if not len(df):
         return ["No records.", ""]
     methods = list(dict.fromkeys(df.sort_values("method_order")["method"]))
     lines = ["| data set | " + " | ".join(_LABELS.get(m, m) for m in methods) + " |",
              "|---|" + "---|" * len(methods)]
     for d, g in df.groupby("dataset", sort=False):
-        cells = []
-        for m in methods:
-            sub = g[g["method"] == m]
-            cells.append(f"{sub['seed'].nunique()} seeds, {len(sub)} runs"
-                         if len(sub) else "not run")
+        cells = [_coverage_cell(g[g["method"] == m]) for m in methods]
         lines.append(f"| {d} | " + " | ".join(cells) + " |")
     lines.append("")
     return lines
@@ -913,7 +922,9 @@ def write_report(records_path, out_dir, *, config=None, figures=True,
     lines += ["## Coverage", "",
               "Seeds recorded per data set (all preprocessing variants) and "
               "method; each seed runs every link level and, for SL and CSC, "
-              "every t. A resumed run with more seeds fills the gaps.", ""]
+              "every t; runs that failed or were skipped are counted in "
+              "brackets, and *skipped* means none ran (reasons under *Peers*). "
+              "A resumed run with more seeds fills the gaps.", ""]
     lines += _coverage_section(df)
     lines += ["## Peers (what users would otherwise pick)", ""]
     lines += _peers_section(df, config)
