@@ -28,6 +28,7 @@ from .model_selection import (
 )
 from .utils._checks import check_numeric, validate_training_samples
 from .utils._validation import (
+    GRID_TYPES,
     IntegerGrid,
     Interval,
     Options,
@@ -484,7 +485,7 @@ def _warn_if_rank_deficient(eigenvalues, c):
 def _grid(value, default):
     if isinstance(value, str):
         return tuple(default)
-    if isinstance(value, (list, tuple, range, np.ndarray)):
+    if isinstance(value, GRID_TYPES):
         # each distinct value once, in the order given
         return tuple(dict.fromkeys(np.asarray(value).tolist()))
     return (value,)

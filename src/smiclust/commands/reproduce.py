@@ -79,15 +79,15 @@ def add_parser(subparsers):
 
 def _utc_time(text):
     import argparse
-    from datetime import datetime, timezone
+
+    from ..experiments._runner import utc_time
 
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return utc_time(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected an ISO 8601 time such as 2026-11-22T22:47, got {text!r}"
         ) from None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def build_config(args):

@@ -274,14 +274,20 @@ def _now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def utc_time(text):
+    """The timezone-aware time of ISO 8601 ``text``, read as UTC when it has
+    no zone; ValueError when it is not such a time."""
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
 def _finished(record):
     """When a record's run finished (the epoch when the record has no time;
     UTC when its time has no zone), timezone-aware."""
     try:
-        when = datetime.fromisoformat(record.get("finished_at") or "")
+        return utc_time(record.get("finished_at") or "")
     except ValueError:
         return datetime.fromtimestamp(0, timezone.utc)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def run_one(run):

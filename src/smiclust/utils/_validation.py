@@ -94,6 +94,10 @@ class Options:
         return "a str among {" + ", ".join(repr(v) for v in sorted(self.values)) + "}"
 
 
+#: The sequence types a grid parameter may be (read by the estimators too).
+GRID_TYPES = (list, tuple, range, np.ndarray)
+
+
 @dataclass(frozen=True)
 class _Grid:
     """A non-empty 1-d sequence of numbers, each satisfying ``element``."""
@@ -101,9 +105,7 @@ class _Grid:
     element: Interval
 
     def type_matches(self, value):
-        return isinstance(value, (list, tuple, range, np.ndarray)) and not isinstance(
-            value, str
-        )
+        return isinstance(value, GRID_TYPES)
 
     def contains(self, value):
         if not self.type_matches(value):
