@@ -486,7 +486,7 @@ def test_cli_config_selection():
 
 def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
     pd = pytest.importorskip("pandas")
-    from smiclust.experiments._report import comparison_table
+    from smiclust.experiments._summary import comparison_table
 
     rows = []
 

@@ -1,8 +1,11 @@
 """Reproduction of the experiments of the 3SMIC paper.
 
 Config (plain data, :mod:`~smiclust.experiments._config`) -> runs
-(:func:`run_experiment`, records appended to ``records.csv``) -> figures and a
-Markdown report computed from the records alone (:func:`write_report`). The
+(:func:`run_experiment`, records appended to ``records.csv``) -> tables
+(:func:`load_records`, :func:`summarize`; ``_summary``) -> verdicts on the
+paper's claims (:func:`evaluate_claims`; ``_claims``), figures
+(:func:`write_figures`; ``_figures``) and a Markdown report
+(:func:`write_report`; ``_report``), all computed from the records alone. The
 command line is ``smiclust reproduce``.
 
 The adapters to other libraries' methods (PCKMeans, MPCKMeans, COPKMeans,
@@ -11,6 +14,7 @@ imported only when a peer runs. Importing this package imports neither
 matplotlib, pandas, dask nor those libraries.
 """
 
+from ._claims import CLAIMS, THRESHOLDS, evaluate_claims
 from ._config import (
     LINK_FRACTIONS,
     METHODS,
@@ -22,16 +26,8 @@ from ._config import (
     make_config,
     quick_config,
 )
-from ._report import (
-    CLAIMS,
-    THRESHOLDS,
-    evaluate_claims,
-    load_records,
-    plot_dataset,
-    summarize,
-    write_figures,
-    write_report,
-)
+from ._figures import plot_dataset, write_figures
+from ._report import write_report
 from ._runner import (
     RECORD_FIELDS,
     RECORDS_FILE,
@@ -41,6 +37,7 @@ from ._runner import (
     run_experiment,
     run_one,
 )
+from ._summary import load_records, summarize
 
 __all__ = [
     "LINK_FRACTIONS",

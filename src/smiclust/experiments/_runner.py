@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._format import percent
+
 __all__ = [
     "RECORD_FIELDS",
     "RECORDS_FILE",
@@ -470,12 +472,53 @@ def _progress_line(i, total, record, elapsed):
     )
 
 
-def _pct(fraction):
-    return f"{100 * fraction:.3g} %"
-
-
 def _peer_key(run):
     return (run["dataset"], run["preprocessing"], run["method"], run["t"])
+
+
+class _TimedOutPeers:
+    """The lowest link fraction at which each peer curve exceeded its time
+    budget, and the reason; later runs of that curve at that fraction or
+    above are recorded as skipped without running (the peers get slower with
+    more links)."""
+
+    def __init__(self):
+        self._lowest = {}  # _peer_key -> (fraction, reason)
+
+    def note(self, record):
+        """Remember ``record`` if it is a peer run stopped by its budget."""
+        if not (record["status"] == "skipped"
+                and record.get("error", "").startswith("exceeded the time")):
+            return
+        key = _peer_key(record)
+        fraction = record["link_fraction"]
+        if fraction < self._lowest.get(key, (math.inf,))[0]:
+            self._lowest[key] = (fraction, (
+                f"not run: {record['method']} on "
+                f"{record['dataset']}/{record['preprocessing']}"
+                f" with {percent(fraction)} of the pairs as links "
+                f"{record['error']}"
+            ))
+
+    def task(self, run):
+        """The joblib task of ``run``: carry it out, or record it as skipped."""
+        from joblib import delayed
+
+        fraction, reason = self._lowest.get(_peer_key(run), (math.inf, None))
+        if run["link_fraction"] >= fraction:
+            return delayed(skipped_record)(run, reason)
+        return delayed(run_one)(run)
+
+
+def _runs_to_do(runs, records, *, retry_failed, rerun_before):
+    """The runs of ``runs`` whose last record in ``records`` does not count as
+    done (none, failed with ``retry_failed``, older than ``rerun_before``)."""
+    last = {r["run_id"]: r for r in records}
+    done = {run_id for run_id, record in last.items()
+            if not (retry_failed and record["status"] == "failed")
+            and not (rerun_before is not None
+                     and _finished(record) < rerun_before)}
+    return [r for r in runs if r["run_id"] not in done]
 
 
 def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
@@ -510,20 +553,16 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
         ``records`` (path), ``n_runs``, ``already_done``, ``new_runs``,
         ``new_failed``, ``new_skipped``, ``wall_seconds``.
     """
-    from joblib import Parallel, delayed
+    from joblib import Parallel
 
     stream = sys.stderr if progress is None else (progress or io.StringIO())
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     path = out / RECORDS_FILE
-    last = {r["run_id"]: r for r in read_records(path)}
-    done = {run_id for run_id, record in last.items()
-            if not (retry_failed and record["status"] == "failed")
-            and not (rerun_before is not None
-                     and _finished(record) < rerun_before)}
     runs = plan_runs(config)
-    todo = [r for r in runs if r["run_id"] not in done]
+    todo = _runs_to_do(runs, read_records(path), retry_failed=retry_failed,
+                       rerun_before=rerun_before)
     summary = {
         "records": str(path),
         "n_runs": len(runs),
@@ -537,16 +576,7 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
         f"{summary['already_done']} already in {path}, {len(todo)} to do",
         file=stream, flush=True,
     )
-    too_slow = {}
-
-    def tasks():
-        for run in todo:
-            fraction, reason = too_slow.get(_peer_key(run), (math.inf, None))
-            if run["link_fraction"] >= fraction:
-                yield delayed(skipped_record)(run, reason)
-            else:
-                yield delayed(run_one)(run)
-
+    timed_out = _TimedOutPeers()
     start = time.perf_counter()
     writer = _RecordWriter(path)
     try:
@@ -555,25 +585,13 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
                 jobs = -1 if scheduler is not None else n_jobs
                 parallel = Parallel(n_jobs=jobs, return_as="generator_unordered",
                                     pre_dispatch="n_jobs" if jobs != 1 else "1")
-                for i, record in enumerate(parallel(tasks()), start=1):
+                tasks = (timed_out.task(run) for run in todo)
+                for i, record in enumerate(parallel(tasks), start=1):
                     writer.write(record)
                     summary["new_runs"] += 1
-                    if record["status"] == "failed":
-                        summary["new_failed"] += 1
-                    elif record["status"] == "skipped":
-                        summary["new_skipped"] += 1
-                        if record.get("error", "").startswith("exceeded the time"):
-                            # the peers get slower with more links: skip this
-                            # level and the higher ones from now on
-                            key = _peer_key(record)
-                            fraction = record["link_fraction"]
-                            if fraction < too_slow.get(key, (math.inf,))[0]:
-                                too_slow[key] = (fraction, (
-                                    f"not run: {record['method']} on "
-                                    f"{record['dataset']}/{record['preprocessing']}"
-                                    f" with {_pct(fraction)} of the pairs as links "
-                                    f"{record['error']}"
-                                ))
+                    if record["status"] in ("failed", "skipped"):
+                        summary[f"new_{record['status']}"] += 1
+                    timed_out.note(record)
                     print(_progress_line(i, len(todo), record,
                                          time.perf_counter() - start),
                           file=stream, flush=True)

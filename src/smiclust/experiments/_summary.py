@@ -1,0 +1,159 @@
+"""Records as tables: one row per run, then one row per curve and link level.
+
+Needs pandas (extra ``io``), imported inside the functions.
+
+A *curve* is one line of a figure: a method at one configured ``t`` (3SMIC
+tunes ``t`` itself and is one curve). Its value at a link level is the mean
+ARI over the seeds whose run finished (``status == "ok"``).
+"""
+
+import math
+
+from ._runner import RECORD_FIELDS, read_records
+
+__all__ = [
+    "METHOD_LABELS",
+    "METHOD_ORDER",
+    "load_records",
+    "curve_label",
+    "summarize",
+    "comparison_table",
+]
+
+#: Method name -> its name in figures and tables.
+METHOD_LABELS = {
+    "3smic": "3SMIC (auto)",
+    "sl": "SL",
+    "csc": "CSC",
+    "pckmeans": "PCKMeans",
+    "mpckmeans": "MPCKMeans",
+    "copkmeans": "COPKMeans",
+    "e2cp": "E2CP",
+}
+#: Order of the methods in figures and tables.
+METHOD_ORDER = ("3smic", "sl", "csc", "e2cp", "pckmeans", "mpckmeans", "copkmeans")
+_DATASET_ORDER = ("parkinson", "spam", "sonar", "digits500", "digits5k", "faces100")
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - pandas is in the test env
+        raise ImportError(
+            "The reproduction report needs pandas: pip install 'smiclust[io]'"
+        ) from exc
+    return pd
+
+
+def load_records(path):
+    """The records file as a DataFrame, one row per run (last record wins).
+
+    The columns of :data:`~smiclust.experiments.RECORD_FIELDS`, numbers
+    parsed (empty fields are NaN), plus ``curve`` (e.g. ``"SL t=4"``) and
+    ``method_order`` (rank in :data:`METHOD_ORDER`).
+    """
+    pd = _pandas()
+    rows = read_records(path)
+    df = pd.DataFrame(rows, columns=list(RECORD_FIELDS))
+    df = df.drop_duplicates("run_id", keep="last").reset_index(drop=True)
+    numeric = ("t", "link_fraction", "links", "must", "cannot", "seed",
+               "n_samples", "n_features", "n_clusters", "t_chosen", "gamma", "eta",
+               "ari", "violations", "n_clusters_found", "seconds")
+    for col in numeric:
+        df[col] = pd.to_numeric(df[col].replace("", None), errors="coerce")
+    df["curve"] = [curve_label(m, t) for m, t in zip(df["method"], df["t"])]
+    df["method_order"] = [_rank(m, METHOD_ORDER) for m in df["method"]]
+    return df
+
+
+def _rank(name, order):
+    """Position of ``name`` in ``order``; after all of them when absent."""
+    return order.index(name) if name in order else len(order)
+
+
+def curve_label(method, t):
+    """Legend label of a curve: ``"3SMIC (auto)"``, ``"SL t=4"``, ``"PCKMeans"``."""
+    label = METHOD_LABELS.get(method, method)
+    if method == "3smic" or t is None or (isinstance(t, float) and math.isnan(t)):
+        return label
+    return f"{label} t={int(t)}"
+
+
+def summarize(df):
+    """Mean, std and counts of ARI per data set, preprocessing, curve and level.
+
+    Returns
+    -------
+    summary : DataFrame
+        Columns ``dataset, preprocessing, method, t, curve, link_fraction,
+        links, mean, std, n_ok, n_failed, n_skipped, seconds`` (mean fit time).
+    """
+    pd = _pandas()
+    keys = ["dataset", "preprocessing", "method", "t", "curve", "link_fraction"]
+    rows = []
+    for key, g in df.groupby(keys, dropna=False, sort=False):
+        ok = g[g["status"] == "ok"]
+        rows.append({
+            **dict(zip(keys, key)),
+            "links": float(g["links"].median()) if g["links"].notna().any()
+            else float("nan"),
+            "n_samples": float(g["n_samples"].median())
+            if g["n_samples"].notna().any() else float("nan"),
+            "mean": float(ok["ari"].mean()) if len(ok) else float("nan"),
+            "std": float(ok["ari"].std(ddof=0)) if len(ok) else float("nan"),
+            "n_ok": int(len(ok)),
+            "n_failed": int((g["status"] == "failed").sum()),
+            "n_skipped": int((g["status"] == "skipped").sum()),
+            "seconds": float(ok["seconds"].mean()) if len(ok) else float("nan"),
+            "method_order": int(g["method_order"].iloc[0]),
+        })
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["dataset_order"] = [_rank(d, _DATASET_ORDER) for d in out["dataset"]]
+        out = out.sort_values(["dataset_order", "dataset", "preprocessing",
+                               "method_order", "t", "link_fraction"],
+                              na_position="first")
+    return out.reset_index(drop=True)
+
+
+def comparison_table(summary):
+    """Per data set and method, mean ARI over the link levels with links.
+
+    For SL and CSC the best and the worst ``t`` (with hindsight) are given,
+    for the peers the best one. A curve lacking some of the levels (a peer
+    skipped or failed there) is averaged over the levels it has, and the
+    count is kept so that the reader can tell.
+
+    Returns
+    -------
+    rows : list of dict
+        ``dataset, preprocessing, n_levels`` and, per entry, ``(label,
+        mean_ari, n_levels_of_curve, seconds_per_fit)``: keys ``3smic``,
+        ``sl_best``, ``sl_worst``, ``csc_best``, ``peer_best`` (``None`` when
+        the method was not run).
+    """
+    rows = []
+    linked = summary[(summary["link_fraction"] > 0) & (summary["n_ok"] > 0)]
+    for (d, p), s in linked.groupby(["dataset", "preprocessing"], sort=False):
+        curves = []
+        for (m, curve), g in s.groupby(["method", "curve"], sort=False):
+            curves.append((m, curve, float(g["mean"].mean()), int(len(g)),
+                           float(g["seconds"].mean())))
+
+        def pick(methods, best=True, curves=curves):
+            found = [c for c in curves if c[0] in methods]
+            if not found:
+                return None
+            chosen = (max if best else min)(found, key=lambda c: c[2])
+            return chosen[1:]
+
+        rows.append({
+            "dataset": d, "preprocessing": p,
+            "n_levels": int(s["link_fraction"].nunique()),
+            "3smic": pick(("3smic",)),
+            "sl_best": pick(("sl",)), "sl_worst": pick(("sl",), best=False),
+            "csc_best": pick(("csc",)),
+            "peer_best": pick(tuple(m for m in METHOD_ORDER
+                                    if m not in ("3smic", "sl", "csc"))),
+        })
+    return rows
