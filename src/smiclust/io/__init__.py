@@ -1,0 +1,59 @@
+"""Read data, links and partial labels from files; write cluster assignments.
+
+Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
+
+- :func:`read_table`: a data matrix from delimited text (CSV, TSV, ...), a
+  ``.npy`` array, or Parquet (needs pyarrow, extra ``io``);
+- :func:`read_links`: must-links or cannot-links, two row references a line;
+- :func:`read_labels`: partial labels, unknown ones as ``-1``;
+- :func:`write_assignments`: one cluster (and optionally the class
+  probabilities) per input row, in input order, as CSV, JSON or Parquet.
+
+Conventions. Line and column numbers in messages are 1-based, as a text editor
+or a spreadsheet shows them. Row references in link and label files are either
+0-based row indices or values of the data's id column. Column arguments
+(``id_column``, ``columns``) are names from the header or 0-based positions.
+
+Every malformed input raises a :class:`ValueError` whose message is one line:
+the file, where (line and column, or row and column name) and what was expected.
+An unreadable file (missing, a directory, no permission) raises the usual
+:class:`OSError`; Parquet without pyarrow raises :class:`ImportError`.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from smiclust.io import read_links, read_table
+>>> tmp = tempfile.mkdtemp()
+>>> data = os.path.join(tmp, "data.csv")
+>>> with open(data, "w") as f:
+...     _ = f.write("id,x,y\\na,0.0,1.0\\nb,0.5,1.5\\nc,3.0,0.0\\n")
+>>> X, ids, names = read_table(data, id_column="id")
+>>> X.shape, ids.tolist(), names
+((3, 2), ['a', 'b', 'c'], ['x', 'y'])
+>>> links = os.path.join(tmp, "must.csv")
+>>> with open(links, "w") as f:
+...     _ = f.write("a,b\\n")
+>>> read_links(links, ids=ids, n_samples=3).tolist()
+[[0, 1]]
+"""
+
+from ._labels import UNKNOWN_LABELS, read_labels
+from ._links import read_links
+from ._tables import read_table
+from ._writers import (
+    OUTPUT_FORMATS,
+    assignment_columns,
+    format_from_suffix,
+    write_assignments,
+)
+
+__all__ = [
+    "read_table",
+    "read_links",
+    "read_labels",
+    "write_assignments",
+    "assignment_columns",
+    "format_from_suffix",
+    "OUTPUT_FORMATS",
+    "UNKNOWN_LABELS",
+]

@@ -1,0 +1,103 @@
+"""Helpers shared by the readers and writers of :mod:`smiclust.io`.
+
+Message formatting (one line, shortened cell text), file suffixes, number
+parsing, checks of common arguments, and loaders of ``.npy`` and pyarrow.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+NPY_SUFFIXES = {".npy"}
+TSV_SUFFIXES = {".tsv", ".tab"}
+_INT_RE = re.compile(r"[+-]?\d+(?:\.0*)?")
+_MAX_SHOWN_NAMES = 12
+
+
+def one_line(text):
+    """``text`` with every run of white space (newlines too) made one space."""
+    return " ".join(str(text).split())
+
+
+def show(cell, limit=40):
+    """repr of a cell, shortened; control characters escaped (one line)."""
+    if len(cell) > limit:
+        return repr(cell[: limit - 3]) + "..."
+    return repr(cell)
+
+
+def file_suffix(path):
+    """Lower-case suffix of a path (``".csv"``), ``""`` without one."""
+    return Path(str(path)).suffix.lower()
+
+
+def is_number(cell):
+    """Whether a (stripped) text cell parses as a float; ``""`` does not."""
+    if cell == "":
+        return False
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_int(cell):
+    """The int a cell writes (``"3"``, ``"+3"``, ``"3.0"``), or None."""
+    if _INT_RE.fullmatch(cell) is None:
+        return None
+    return int(float(cell)) if "." in cell else int(cell)
+
+
+def import_pyarrow():
+    """``(pyarrow, pyarrow.parquet)``; ImportError naming the extra without it."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError(
+            "Parquet files need pyarrow: pip install 'smiclust[io]'"
+        ) from None
+    return pa, pq
+
+
+def check_header_arg(header):
+    """The ``header`` argument of the readers is "infer", True or False."""
+    if header not in ("infer", True, False):
+        raise ValueError(
+            f"The 'header' parameter must be 'infer', True or False; got {header!r}."
+        )
+
+
+def names_text(names):
+    """Column names for a message: the first few, quoted, and how many in all."""
+    shown = ", ".join(repr(n) for n in names[:_MAX_SHOWN_NAMES])
+    if len(names) > _MAX_SHOWN_NAMES:
+        shown += f", ... ({len(names)} in all)"
+    return shown
+
+
+def check_n_samples(n_samples):
+    """The ``n_samples`` argument of the readers is a positive int."""
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
+            or n_samples < 1:
+        raise ValueError(
+            f"The 'n_samples' parameter must be a positive int; got {n_samples!r}."
+        )
+
+
+def load_npy(path):
+    """The one array of a ``.npy`` file; never unpickles (ValueError instead)."""
+    with open(path, "rb") as f:
+        try:
+            arr = np.load(f, allow_pickle=False)
+        except Exception as exc:
+            reason = one_line(exc) or type(exc).__name__
+            if "allow_pickle" in reason:
+                reason = "it holds pickled objects, which are never loaded"
+            raise ValueError(f"{path}: not a readable .npy file ({reason})") from None
+    if not isinstance(arr, np.ndarray):
+        raise ValueError(f"{path}: expected one array saved by numpy.save")
+    return arr

@@ -1,0 +1,169 @@
+"""Partial labels from files: one label per row, or (row, label) pairs."""
+
+import math
+
+import numpy as np
+
+from ._common import (
+    NPY_SUFFIXES,
+    check_header_arg,
+    check_n_samples,
+    file_suffix,
+    is_number,
+    load_npy,
+)
+from ._links import names_a_row, resolve_references
+from ._text import check_width, text_rows
+
+#: Cells of a label file that mean "no label" (compared case-insensitively).
+UNKNOWN_LABELS = frozenset({"", "-1", "na", "n/a", "nan", "null", "none"})
+
+
+def _label_key(cell):
+    """Canonical text of a label, or None for unknown."""
+    text = cell.strip()
+    if text.lower() in UNKNOWN_LABELS:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if math.isfinite(value) and value.is_integer():
+        text = str(int(value))
+        return None if text == "-1" else text
+    return text
+
+
+def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
+    """Read partial labels: a label for some rows, the others unknown.
+
+    Two layouts of delimited text are accepted:
+
+    - one field a line: the label of every data row, in order (an optional
+      header line makes it ``n_samples + 1`` lines);
+    - two fields a line: a row reference (0-based index or id, as in
+      :func:`read_links`) and its label, for the labelled rows only.
+
+    A label is any text; integers written as floats (``"1.0"``) equal their
+    integer. Empty cells, ``-1``, ``NA``, ``N/A``, ``NaN``, ``null`` and
+    ``None`` (any case) mean unknown. A ``.npy`` file holds a 1-d integer array
+    of length ``n_samples`` with ``-1`` for unknown.
+
+    Parameters
+    ----------
+    path : str or path-like
+    ids : array-like of str, default=None
+        Ids of the data rows.
+    n_samples : int
+        Number of data rows.
+    header : {"infer", True, False}, default="infer"
+        With one field a line, ``"infer"`` takes the first line as a header
+        when it is text over numeric labels, or else when the file has
+        ``n_samples + 1`` lines; with two fields, when its first cell does not
+        refer to a row.
+    delimiter : str, default=None
+        Field separator; ``None`` sniffs it.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,), dtype int64
+        Codes ``0, 1, ...`` of the distinct labels, numbered in row order,
+        ``-1`` for unknown.
+
+    Raises
+    ------
+    ValueError
+        Lines of other widths, a wrong number of lines, bad row references,
+        a row labelled twice.
+    """
+    check_header_arg(header)
+    check_n_samples(n_samples)
+    if file_suffix(path) in NPY_SUFFIXES:
+        arr = load_npy(path)
+        if arr.ndim != 1 or arr.shape[0] != n_samples:
+            raise ValueError(f"{path}: expected a 1-d array of {n_samples} labels, "
+                             f"got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"{path}: expected integer labels (-1 for unknown), got "
+                             f"dtype {arr.dtype}")
+        keys = [None if v == -1 else str(v) for v in arr.tolist()]
+        return _codes(keys)
+    rows = text_rows(path, delimiter, keep_blank=True)
+    width = max((len(cells) for _, cells in rows), default=0)
+    if width == 0 or all(cells == [""] for _, cells in rows):
+        raise ValueError(f"{path}: the file is empty (no labels)")
+    if width == 1:
+        return _one_label_per_row(path, rows, n_samples, header)
+    rows = [(line, cells) for line, cells in rows if cells != [""]]
+    if width != 2:
+        line = next(line for line, cells in rows if len(cells) == width)
+        raise ValueError(
+            f"{path}: line {line} has {width} fields; expected 1 (a label for "
+            "every row) or 2 (row, label)"
+        )
+    check_width(path, rows, 2, expected="2 (row, label)")
+    lookup = None if ids is None else set(ids)
+    if header == "infer":
+        has_header = not names_a_row(rows[0][1][0], ids, lookup)
+    else:
+        has_header = header
+    if has_header:
+        rows = rows[1:]
+    entries = [(line, 1, cells[0]) for line, cells in rows]
+    index = resolve_references(path, entries, ids, n_samples)
+    keys = [None] * n_samples
+    first_line = {}
+    for (line, cells), i in zip(rows, index.tolist()):
+        if i in first_line:
+            raise ValueError(
+                f"{path}: line {line}: labels row {i} again (first on line "
+                f"{first_line[i]})"
+            )
+        first_line[i] = line
+        keys[i] = _label_key(cells[1])
+    return _codes(keys)
+
+
+def _one_label_per_row(path, rows, n_samples, header):
+    """Labels one per line; blank lines are unknown labels.
+
+    Blank lines at the end of the file count only as far as needed to reach
+    the expected number of lines. With ``header="infer"`` the first line is a
+    header when it is text over numeric labels, or when the line count says so.
+    """
+    last = max(k for k, (_, cells) in enumerate(rows) if cells != [""])
+    shortest, longest = last + 1, len(rows)
+    first = rows[0][1][0]
+    if header == "infer":
+        others = [cells[0] for _, cells in rows[1:] if cells != [""]]
+        if first != "" and not is_number(first) and others and all(
+                is_number(cell) for cell in others):
+            options = [(True, n_samples + 1)]  # a name over numeric labels
+        else:
+            options = [(False, n_samples)]
+            if first != "":
+                options.append((True, n_samples + 1))
+            # both fit when blank lines end the file: prefer the exact count
+            options.sort(key=lambda option: option[1] != len(rows))
+    else:
+        options = [(header, n_samples + (1 if header else 0))]
+    for has_header, total in options:
+        if shortest <= total <= longest:
+            rows = rows[:total][1 if has_header else 0:]
+            return _codes([_label_key(cells[0]) for _, cells in rows])
+    counted = (f"{longest} lines" if shortest == longest else
+               f"{longest} lines ({shortest} up to the last label, then blank "
+               "lines)")
+    raise ValueError(
+        f"{path}: {counted}; expected one label per data row ({n_samples}), "
+        "after an optional header line"
+    )
+
+
+def _codes(keys):
+    mapping = {}
+    out = np.full(len(keys), -1, dtype=np.int64)
+    for i, key in enumerate(keys):
+        if key is not None:
+            out[i] = mapping.setdefault(key, len(mapping))
+    return out

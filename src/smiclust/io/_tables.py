@@ -1,0 +1,331 @@
+"""Data matrices, with optional row ids, from text, ``.npy`` or Parquet files."""
+
+import numpy as np
+
+from ._common import (
+    NPY_SUFFIXES,
+    PARQUET_SUFFIXES,
+    check_header_arg,
+    file_suffix,
+    import_pyarrow,
+    is_number,
+    load_npy,
+    names_text,
+    one_line,
+    parse_int,
+    show,
+)
+from ._text import check_width, infer_header, text_rows
+
+
+def read_table(path, *, id_column=None, header="infer", columns=None,
+               delimiter=None):
+    """Read a data matrix, with optional row ids, from a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.npy`` (a 2-d numeric array), ``.parquet``/``.pq`` (numeric columns;
+        needs pyarrow), anything else is read as delimited text: comma, tab,
+        semicolon or white space separated, sniffed from the first line (tab
+        for ``.tsv``), UTF-8, blank lines skipped.
+    id_column : str or int, default=None
+        Column of row ids (name or 0-based position), not a feature. Ids must
+        be non-empty and unique; they are returned as strings.
+    header : {"infer", True, False}, default="infer"
+        Whether the first line of a text file names the columns. ``"infer"``
+        takes it as a header when all its cells are text, or when a cell is
+        text where the next line has a number.
+    columns : list of str or int, default=None
+        Feature columns to use, in this order (names or 0-based positions);
+        by default every column but the id column.
+    delimiter : str, default=None
+        Field separator of a text file (one character, or ``"whitespace"`` for
+        runs of white space); ``None`` sniffs it.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), dtype float64
+        Finite values; one row per data line, in file order.
+    ids : ndarray of shape (n_samples,), dtype object, or None
+        Row ids (str), ``None`` without an id column.
+    feature_names : list of str or None
+        Names of the feature columns, ``None`` when the file has none
+        (text without a header, ``.npy``).
+
+    Raises
+    ------
+    ValueError
+        Malformed content: not UTF-8, bad quoting, rows of different lengths,
+        a header that does not match the rows, empty, non-numeric or
+        non-finite cells, unknown column names, empty or duplicate ids,
+        duplicate or missing column names, no data rows.
+    OSError
+        The file cannot be read.
+    ImportError
+        A Parquet file without pyarrow.
+    """
+    check_header_arg(header)
+    suffix = file_suffix(path)
+    if suffix in NPY_SUFFIXES:
+        return _read_npy_table(path, id_column=id_column, columns=columns)
+    if suffix in PARQUET_SUFFIXES:
+        return _read_parquet_table(path, id_column=id_column, columns=columns)
+    if suffix == ".npz":
+        raise ValueError(f"{path}: .npz archives are not supported; save one array "
+                         "with numpy.save (.npy)")
+    return _read_text_table(path, id_column=id_column, header=header,
+                            columns=columns, delimiter=delimiter)
+
+
+def _read_text_table(path, *, id_column, header, columns, delimiter):
+    rows = text_rows(path, delimiter)
+    if not rows:
+        raise ValueError(f"{path}: the file is empty (no rows)")
+    has_header = infer_header(rows) if header == "infer" else header
+    width = len(rows[0][1])
+    check_width(path, rows, width, header_line=rows[0][0] if has_header else None)
+    names = None
+    if has_header:
+        header_line, names = rows[0]
+        rows = rows[1:]
+        seen = {}
+        for j, name in enumerate(names):
+            if name in seen and name != "":
+                raise ValueError(
+                    f"{path}: line {header_line}: duplicate column name {show(name)} "
+                    f"(columns {seen[name] + 1} and {j + 1})"
+                )
+            seen[name] = j
+    if not rows:
+        raise ValueError(f"{path}: no data rows (only a header line)")
+
+    id_index = None
+    if id_column is not None:
+        id_index = _resolve_column(path, id_column, names, width, "id column")
+    positions = _feature_positions(path, names, width, id_index, columns)
+    if names is not None:
+        for j in positions:
+            if names[j] == "":
+                raise ValueError(
+                    f"{path}: line {header_line}, column {j + 1}: a feature column "
+                    "without a name (an unnamed index column?); name it or make it "
+                    "the id column"
+                )
+
+    lines = [line for line, _ in rows]
+    X = np.empty((len(rows), len(positions)), dtype=np.float64)
+    for k, j in enumerate(positions):
+        cells = [cells[j] for _, cells in rows]
+        try:
+            X[:, k] = np.array(cells, dtype=np.float64)
+        except ValueError:
+            bad = next(i for i, cell in enumerate(cells) if not is_number(cell))
+            got = "an empty cell" if cells[bad] == "" else show(cells[bad])
+            raise ValueError(
+                f"{path}: line {lines[bad]}, column {j + 1}{_col_name(names, j)}: "
+                f"expected a number, got {got}" + _id_hint(id_column, j)
+            ) from None
+        _check_finite(
+            path, X[:, k],
+            lambda i: f"line {lines[i]}, column {j + 1}{_col_name(names, j)}",
+            lambda i: show(cells[i]),
+        )
+    ids = None
+    if id_index is not None:
+        ids = _check_ids(
+            path, [cells[id_index] for _, cells in rows],
+            lambda i: f"line {lines[i]}, column {id_index + 1}",
+        )
+    feature_names = None if names is None else [names[j] for j in positions]
+    return X, ids, feature_names
+
+
+def _check_finite(path, values, where, got):
+    """ValueError at the first non-finite entry of ``values`` (1-d float).
+
+    ``where(i)`` and ``got(i)`` describe entry ``i`` in the message.
+    """
+    finite = np.isfinite(values)
+    if not finite.all():
+        bad = int(np.flatnonzero(~finite)[0])
+        raise ValueError(
+            f"{path}: {where(bad)}: expected a finite number, got {got(bad)}"
+        )
+
+
+def _col_name(names, j):
+    return "" if names is None or names[j] == "" else f" ({show(names[j])})"
+
+
+def _id_hint(id_column, j):
+    if id_column is None and j == 0:
+        return " (if this column holds row ids, make it the id column)"
+    return ""
+
+
+def _resolve_column(path, spec, names, width, what):
+    """0-based position of a column given by name or position."""
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        index = int(spec)
+    elif isinstance(spec, str):
+        if names is not None and spec in names:
+            return names.index(spec)
+        index = parse_int(spec.strip()) if "." not in spec else None
+        if index is None:
+            if names is None:
+                raise ValueError(
+                    f"{path}: unknown {what} {spec!r}: the file has no header line, "
+                    "so columns are referred to by 0-based position"
+                )
+            hint = ""
+            if len(names) == 1 and any(c in names[0] for c in ",;\t|"):
+                hint = " (a single column: is --delimiter right?)"
+            raise ValueError(
+                f"{path}: unknown {what} {spec!r}; the columns are "
+                f"{names_text(names)}{hint}"
+            )
+    else:
+        raise TypeError(f"{what} must be a column name or a 0-based position; got "
+                        f"{spec!r}")
+    if not 0 <= index < width:
+        raise ValueError(
+            f"{path}: {what} {spec!r} does not exist; the file has {width} column(s) "
+            f"(0-based positions 0 to {width - 1})"
+        )
+    return index
+
+
+def _feature_positions(path, names, width, id_index, columns):
+    if columns is None:
+        positions = [j for j in range(width) if j != id_index]
+    else:
+        if isinstance(columns, (str, int)):
+            columns = [columns]
+        positions = []
+        for spec in columns:
+            j = _resolve_column(path, spec, names, width, "column")
+            if j == id_index:
+                raise ValueError(
+                    f"{path}: column {spec!r} is the id column; it cannot also be a "
+                    "feature"
+                )
+            if j in positions:
+                raise ValueError(f"{path}: column {spec!r} is selected twice")
+            positions.append(j)
+    if not positions:
+        raise ValueError(f"{path}: no feature columns (only the id column)")
+    return positions
+
+
+def _check_ids(path, ids, where):
+    """``where(i)`` describes the position of id ``i`` in the file."""
+    seen = {}
+    for i, value in enumerate(ids):
+        if value == "":
+            raise ValueError(f"{path}: {where(i)}: empty id")
+        if value in seen:
+            raise ValueError(
+                f"{path}: {where(i)}: duplicate id {show(value)} (also at "
+                f"{where(seen[value])})"
+            )
+        seen[value] = i
+    return np.array(ids, dtype=object)
+
+
+def _read_npy_table(path, *, id_column, columns):
+    if id_column is not None:
+        raise ValueError(f"{path}: a .npy array has no id column; use a CSV or "
+                         "Parquet file for row ids")
+    arr = load_npy(path)
+    if arr.dtype.names is not None or arr.dtype.kind not in "biuf":
+        raise ValueError(f"{path}: expected a numeric array, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{path}: expected a 2-d array (n_samples, n_features), got shape "
+            f"{arr.shape}"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{path}: the array is empty (shape {arr.shape})")
+    positions = _feature_positions(path, None, arr.shape[1], None, columns)
+    X = np.ascontiguousarray(arr[:, positions], dtype=np.float64)
+    finite = np.isfinite(X)
+    if not finite.all():
+        i, k = np.argwhere(~finite)[0]
+        raise ValueError(
+            f"{path}: row {i}, column {positions[k]} (0-based): expected a finite "
+            f"number, got {X[i, k]!r}"
+        )
+    return X, None, None
+
+
+def _read_parquet_table(path, *, id_column, columns):
+    pa, pq = import_pyarrow()
+    with open(path, "rb") as f:
+        try:
+            table = pq.read_table(f)
+        except Exception as exc:
+            raise ValueError(
+                f"{path}: not a readable Parquet file ({one_line(exc)})"
+            ) from None
+    names = [str(n) for n in table.column_names]
+    width = len(names)
+    if width == 0:
+        raise ValueError(f"{path}: the table has no columns")
+    for j, name in enumerate(names):
+        if names.index(name) != j:
+            raise ValueError(f"{path}: duplicate column name {show(name)}")
+    if table.num_rows == 0:
+        raise ValueError(f"{path}: no data rows")
+    id_index = None
+    if id_column is not None:
+        id_index = _resolve_column(path, id_column, names, width, "id column")
+    positions = _feature_positions(path, names, width, id_index, columns)
+    X = np.empty((table.num_rows, len(positions)), dtype=np.float64)
+    for k, j in enumerate(positions):
+        col = table.column(j)
+        t = col.type
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t)
+                or pa.types.is_boolean(t) or pa.types.is_decimal(t)):
+            raise ValueError(
+                f"{path}: column {show(names[j])} holds {t}; expected numbers"
+            )
+        if col.null_count:
+            bad = _first_null(col)
+            raise ValueError(
+                f"{path}: row {bad} (0-based), column {show(names[j])}: missing value"
+            )
+        X[:, k] = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+        _check_finite(
+            path, X[:, k],
+            lambda i: f"row {i} (0-based), column {show(names[j])}",
+            lambda i: repr(X[i, k]),
+        )
+    ids = None
+    if id_index is not None:
+        values = table.column(id_index).to_pylist()
+        if any(v is None for v in values):
+            bad = values.index(None)
+            raise ValueError(
+                f"{path}: row {bad} (0-based), column {show(names[id_index])}: "
+                "missing id"
+            )
+        ids = _check_ids(path, [_id_text(v) for v in values],
+                         lambda i: f"row {i} (0-based)")
+    return X, ids, [names[j] for j in positions]
+
+
+def _first_null(col):
+    offset = 0
+    for chunk in col.chunks:
+        mask = np.asarray(chunk.is_null().to_numpy(zero_copy_only=False))
+        if mask.any():
+            return offset + int(np.flatnonzero(mask)[0])
+        offset += len(chunk)
+    return 0
+
+
+def _id_text(value):
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()

@@ -1,0 +1,152 @@
+"""Cluster assignments (and class probabilities) to CSV, JSON or Parquet."""
+
+import csv
+import json
+
+import numpy as np
+
+from ._common import PARQUET_SUFFIXES, file_suffix, import_pyarrow
+
+#: Formats of :func:`write_assignments`.
+OUTPUT_FORMATS = ("csv", "json", "parquet")
+
+
+def format_from_suffix(path, default="csv"):
+    """Output format implied by a file name: ``.json``, ``.parquet``/``.pq``, else CSV.
+
+    Parameters
+    ----------
+    path : str, path-like or None
+        File name; only its suffix matters (case-insensitive).
+    default : str, default="csv"
+        Format of any other suffix, and of ``path=None``.
+
+    Returns
+    -------
+    format : str
+        ``"json"``, ``"parquet"`` or ``default``.
+
+    Examples
+    --------
+    >>> format_from_suffix("labels.parquet"), format_from_suffix("out.txt")
+    ('parquet', 'csv')
+    """
+    if path is None:
+        return default
+    suffix = file_suffix(path)
+    if suffix == ".json":
+        return "json"
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    return default
+
+
+def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
+    """Columns of an assignment table, as an ordered dict of name -> list.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        Cluster of each row.
+    proba : array-like of shape (n_samples, n_clusters), default=None
+        Class probabilities of each row.
+    ids : array-like of shape (n_samples,), default=None
+        Row ids, written as strings.
+    id_name : str, default="id"
+        Name of the id column.
+
+    Returns
+    -------
+    columns : dict of str to list
+        ``id_name`` (when ``ids`` is given), ``cluster``, then ``proba_0``,
+        ``proba_1``, ... (when ``proba`` is given); plain Python values.
+
+    Raises
+    ------
+    ValueError
+        ``labels`` not 1-d, or ``ids`` / ``proba`` of another length.
+
+    Examples
+    --------
+    >>> assignment_columns([0, 1], ids=["a", "b"])
+    {'id': ['a', 'b'], 'cluster': [0, 1]}
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise ValueError(f"labels must be 1-d; got shape {labels.shape}")
+    n = labels.shape[0]
+    out = {}
+    if ids is not None:
+        ids = [str(v) for v in ids]
+        if len(ids) != n:
+            raise ValueError(f"ids must have one entry per label: expected {n}, got "
+                             f"{len(ids)}")
+        out[id_name] = ids
+    out["cluster"] = [int(v) for v in labels]
+    if proba is not None:
+        proba = np.asarray(proba, dtype=np.float64)
+        if proba.ndim != 2 or proba.shape[0] != n:
+            raise ValueError(f"proba must have shape ({n}, n_clusters); got "
+                             f"{proba.shape}")
+        for k in range(proba.shape[1]):
+            out[f"proba_{k}"] = [float(v) for v in proba[:, k]]
+    return out
+
+
+def write_assignments(path, labels, proba=None, ids=None, format=None, *,
+                      id_name="id"):
+    """Write one cluster (and class probabilities) per row, in input order.
+
+    Parameters
+    ----------
+    path : str, path-like or file object
+        Destination. A text file object (e.g. ``sys.stdout``) for CSV and
+        JSON; Parquet needs a path or a binary file object.
+    labels : array-like of shape (n_samples,)
+    proba : array-like of shape (n_samples, n_clusters), default=None
+        Written as columns ``proba_0``, ``proba_1``, ...
+    ids : array-like of shape (n_samples,), default=None
+        Written first, as column ``id_name``.
+    format : {"csv", "json", "parquet"}, default=None
+        ``None``: from the suffix of ``path`` (``.json``, ``.parquet``/``.pq``,
+        CSV otherwise).
+    id_name : str, default="id"
+
+    Notes
+    -----
+    CSV has a header line (tab-separated when ``path`` ends in ``.tsv``, as
+    such input is read); JSON is a list of one object per row with the same
+    keys as the CSV columns; Parquet has the same columns (ids as strings).
+    Floats are written with the shortest text that reads back exactly.
+    """
+    if format is None:
+        format = format_from_suffix(None if hasattr(path, "write") else path)
+    if format not in OUTPUT_FORMATS:
+        raise ValueError(f"The 'format' parameter must be one of {OUTPUT_FORMATS}; "
+                         f"got {format!r}.")
+    cols = assignment_columns(labels, proba, ids, id_name=id_name)
+    if format == "parquet":
+        pa, pq = import_pyarrow()
+        pq.write_table(pa.table(cols), path)
+        return
+    if hasattr(path, "write"):
+        _write_text(path, cols, format)
+    else:
+        delimiter = "\t" if file_suffix(path) == ".tsv" else ","
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            _write_text(f, cols, format, delimiter)
+
+
+def _write_text(f, cols, format, delimiter=","):
+    names = list(cols)
+    rows = zip(*cols.values())
+    if format == "csv":
+        writer = csv.writer(f, delimiter=delimiter, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows(rows)
+        return
+    f.write("[")
+    for k, row in enumerate(rows):
+        f.write(",\n " if k else "\n ")
+        f.write(json.dumps(dict(zip(names, row))))
+    f.write("\n]\n")
