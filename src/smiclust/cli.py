@@ -11,12 +11,9 @@ import os
 import sys
 
 from .commands import COMMANDS
+from .commands._common import UsageError
 
-__all__ = ["main", "build_parser"]
-
-
-class UsageError(Exception):
-    """Bad input from the command line: reported in one line, exit status 2."""
+__all__ = ["main", "build_parser", "UsageError"]
 
 
 def build_parser():

@@ -1,7 +1,8 @@
 """Helpers shared by ``smiclust fit`` and ``smiclust predict``.
 
-Argument definitions, reading files with one-line errors (``UsageError``),
-progress reporting, output writing.
+The exception of bad command-line input (``UsageError``), argument
+definitions, reading files with one-line errors, progress reporting, output
+writing.
 """
 
 import contextlib
@@ -20,9 +21,15 @@ def one_line(text):
     return " ".join(str(text).split())
 
 
-def usage_error(message):
-    from ..cli import UsageError
+class UsageError(Exception):
+    """Bad input from the command line: reported in one line, exit status 2.
 
+    Raised by the commands' ``run``; ``smiclust.cli.main`` catches it.
+    """
+
+
+def usage_error(message):
+    """A :class:`UsageError` whose message is ``message`` on one line."""
     return UsageError(one_line(message))
 
 

@@ -3,6 +3,8 @@
 import sys
 import time
 
+from ._common import UsageError
+
 DEFAULT_FRACTIONS = (0.0, 0.002, 0.005, 0.01, 0.02)
 
 
@@ -37,7 +39,6 @@ def run(args):
     from sklearn.metrics import adjusted_rand_score
 
     from .. import SMIClustering, sample_links
-    from ..cli import UsageError
     from ..datasets import make_digits500
 
     if any(not 0 <= f <= 1 for f in args.fractions):
