@@ -25,15 +25,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import smiclust._solver as core_solver
+import smiclust.eigensolvers as core_solver
 from smiclust.baselines import (
     ConstrainedSpectralClustering,
     SpectralLearning,
     constrained_spectral_clustering,
     spectral_learning,
 )
-from smiclust.baselines import _constrained_spectral as csc_module
-from smiclust.baselines._constrained_spectral import (
+from smiclust.baselines import _csc_eigen as csc_module
+from smiclust.baselines._csc_eigen import (
     _Slicer,
     constraint_matrix,
     dense_csc_pencil,

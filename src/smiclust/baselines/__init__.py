@@ -7,7 +7,7 @@ embedding. Both use the sparse local-scaling kNN kernel of the paper and follow
 the estimator API of :class:`smiclust.SMIClustering`.
 """
 
-from ._constrained_spectral import (
+from ._csc_eigen import (
     ConstrainedSpectralClustering,
     constrained_spectral_clustering,
 )

@@ -31,9 +31,10 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-from .._solver import leading_eigenvectors, modified_kernel
 from ..constraints import check_constraints
-from ..kernels import local_scaling_kernel_from_neighbors, nearest_neighbors
+from ..eigensolvers import leading_eigenvectors
+from ..kernels import local_scaling_kernel_from_neighbors, modified_kernel
+from ..neighbors import nearest_neighbors
 from ..utils._checks import check_n_neighbors, validate_training_samples
 from ..utils._validation import (
     Interval,
@@ -206,7 +207,7 @@ def spectral_learning_embedding(
     * ``p < c``: the ``p`` indicators plus the ``c - p`` leading eigenvectors of
       :math:`T = N + I - 2P` (:math:`P` the projector on the indicators), which
       is positive semi-definite with the degenerate eigenvalue removed, by
-      :func:`smiclust._solver.leading_eigenvectors`: ARPACK with bounded
+      :func:`smiclust.eigensolvers.leading_eigenvectors`: ARPACK with bounded
       restarts and, if it does not converge, a
       :class:`~sklearn.exceptions.ConvergenceWarning` and a bounded LOBPCG run.
 
@@ -217,7 +218,7 @@ def spectral_learning_embedding(
     n_clusters : int
         Number of eigenvectors ``c``.
     eigen_solver : {"auto", "arpack", "lobpcg", "dense"}, default="auto"
-        Solver for :math:`T` (see :func:`~smiclust._solver.leading_eigenvectors`).
+        Solver for :math:`T` (see :func:`~smiclust.eigensolvers.leading_eigenvectors`).
     random_state : int, RandomState instance or None, default=None
         Start vector / block of the iterative solvers.
     tol : float, default=0.0

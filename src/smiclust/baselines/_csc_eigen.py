@@ -44,9 +44,10 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._solver import leading_eigenvectors
 from ..constraints import check_constraints, link_matrix
-from ..kernels import local_scaling_kernel_from_neighbors, nearest_neighbors
+from ..eigensolvers import leading_eigenvectors
+from ..kernels import local_scaling_kernel_from_neighbors
+from ..neighbors import nearest_neighbors
 from ..utils._checks import check_n_neighbors, validate_training_samples
 from ..utils._validation import (
     Interval,
@@ -120,7 +121,7 @@ def constraint_eigenvalues(Q_bar, k, *, random_state=None):
 
     Only the rows and columns of linked samples are non-zero, so the problem is
     solved on that block: densely when it has at most 500 rows, otherwise by
-    :func:`~smiclust._solver.leading_eigenvectors` on the block shifted by its
+    :func:`~smiclust.eigensolvers.leading_eigenvectors` on the block shifted by its
     Gershgorin bound (ARPACK, LOBPCG fallback). Eigenvalues beyond the block
     size are 0.
 
