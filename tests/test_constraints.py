@@ -118,14 +118,14 @@ def test_count_violations_brute_force():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_common_rows_matches_brute_force(seed):
-    from smiclust.constraints import _common_rows
+def test_pairs_in_both_matches_brute_force(seed):
+    from smiclust.constraints import pairs_in_both
 
     rng = np.random.RandomState(seed)
     a = np.unique(np.sort(rng.randint(0, 30, size=(60, 2)), axis=1), axis=0)
     b = np.unique(np.sort(rng.randint(0, 40, size=(80, 2)), axis=1), axis=0)
     expected = [p for p in b.tolist() if any(p == q for q in a.tolist())]
-    got = _common_rows(a, b)
+    got = pairs_in_both(a, b)
     assert got.shape == (len(expected), 2)
     assert got.tolist() == expected
 

@@ -9,8 +9,8 @@ from smiclust.kernels import (
     local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
-    nearest_neighbors,
 )
+from smiclust.neighbors import nearest_neighbors
 
 
 def brute_force_kernel(X, t):
@@ -104,16 +104,3 @@ def test_cross_kernel_matches_union_rule():
             inside = D[a, i] <= s_new or D[a, i] <= sigma[i]
             expected = np.exp(-(D[a, i] ** 2) / (2 * s_new * sigma[i])) if inside else 0
             assert K[a, i] == pytest.approx(expected, abs=1e-12)
-
-
-def test_approximate_neighbors_close_to_exact():
-    pytest.importorskip("pynndescent")
-    X = np.random.RandomState(8).normal(size=(300, 5))
-    exact = nearest_neighbors(X, 5, algorithm="exact")
-    approx = nearest_neighbors(X, 5, algorithm="approximate", random_state=0)
-    assert approx.indices.shape == exact.indices.shape
-    assert not np.any(approx.indices == np.arange(300)[:, None])
-    recall = np.mean(
-        [len(set(a) & set(b)) / 5 for a, b in zip(approx.indices, exact.indices)]
-    )
-    assert recall > 0.95

@@ -9,13 +9,13 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from smiclust import SMIClustering, sample_links
 from smiclust.constraints import check_constraints
-from smiclust.kernels import nearest_neighbors
 from smiclust.lsmi import LSMIDesign
 from smiclust.model_selection import (
     candidate_grid,
     search_parameters,
     selection_criterion,
 )
+from smiclust.neighbors import nearest_neighbors
 
 
 def _criterion_by_hand(lsmi, nv):

@@ -7,17 +7,12 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
-from smiclust._solver import (
-    SMICOperator,
-    cluster_scores,
-    dense_smic_matrix,
-    fix_signs,
-    leading_eigenvectors,
-    modified_kernel,
-    solve_smic,
-)
 from smiclust.constraints import link_matrix, sample_links
-from smiclust.kernels import local_scaling_kernel
+from smiclust.eigensolvers import leading_eigenvectors
+from smiclust.kernels import local_scaling_kernel, modified_kernel
+from smiclust.labeling import cluster_scores, fix_signs
+from smiclust.link_operator import SMICOperator, dense_smic_matrix
+from smiclust.solver import solve_smic
 
 
 def _problem(seed, n=120, c=3, n_links=60):
@@ -160,7 +155,7 @@ def test_labels_contiguous_when_a_cluster_is_empty():
 def test_arpack_non_convergence_falls_back(monkeypatch):
     from scipy.sparse.linalg import ArpackNoConvergence
 
-    import smiclust._solver as solver
+    import smiclust.eigensolvers as solver
 
     def failing_eigsh(*args, **kwargs):
         raise ArpackNoConvergence("no", np.empty(0), np.empty((args[0].shape[0], 0)))
@@ -191,7 +186,7 @@ def test_iterative_solve_runs_with_one_blas_thread_and_restores(
 ):
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from smiclust import _solver
+    from smiclust import eigensolvers as _solver
 
     def blas_threads():
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]

@@ -6,18 +6,16 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._solver import cluster_scores, solve_smic
-from .constraints import check_constraints, link_matrix
+from .base import BaseLinkClustering
+from .constraints import link_matrix, link_violations
 from .kernels import (
     local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
-    nearest_neighbors,
 )
+from .labeling import cluster_scores, row_probabilities
 from .lsmi import LSMIDesign
 from .model_selection import (
     DEFAULT_ETAS,
@@ -26,23 +24,26 @@ from .model_selection import (
     candidate_grid,
     search_parameters,
 )
-from .utils._checks import check_numeric, validate_training_samples
-from .utils._validation import (
-    GRID_TYPES,
+from .solver import solve_smic
+from .utils import (
     IntegerGrid,
     Interval,
     Options,
     RealGrid,
+    as_grid,
+    check_n_neighbors,
+    check_numeric,
     check_random_state_param,
     validate_params,
 )
 
 __all__ = ["SMIClustering", "smi_clustering"]
 
-_SEED_MAX = np.iinfo(np.int32).max
+#: Largest link weight accepted: (1 + gamma)^2 and eta^2 stay far from overflow.
+MAX_LINK_WEIGHT = 1e100
 
 
-class SMIClustering(ClusterMixin, BaseEstimator):
+class SMIClustering(BaseLinkClustering):
     r"""SMI-based clustering (SMIC) and its semi-supervised extension (3SMIC).
 
     Without links this is SMIC (Sugiyama et al., 2011); with must-links and/or
@@ -77,20 +78,19 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         Kernel parameter ``t``. ``"auto"`` searches ``1 .. 10`` (the paper's
         grid, capped at ``n_samples - 1``); a list searches that grid.
     gamma : "auto", float or list of float, default="auto"
-        Must-link weight :math:`\gamma \ge 0`. ``"auto"`` searches
+        Must-link weight :math:`0 \le \gamma \le 10^{100}`. ``"auto"`` searches
         ``DEFAULT_GAMMAS`` = (0, 0.1, 1, 10).
     eta : "auto", float or list of float, default="auto"
-        Cannot-link weight :math:`\eta \ge 0`, used only when
+        Cannot-link weight :math:`0 \le \eta \le 10^{100}`, used only when
         ``n_clusters == 2`` (fixed at 0 otherwise, as in the paper). ``"auto"``
         searches ``DEFAULT_ETAS`` = (0, 0.1, 1, 10).
     violation_penalty : float, default=1.0
         Weight :math:`w \ge 0` of the violated links in the criterion that
         chooses the "auto" parameters,
         :math:`\mathrm{LSMI}/\max\mathrm{LSMI} - w\,n_v/\max n_v`. 1 is the
-        paper's criterion; larger values trust the links more (on UCI Parkinson
-        with 10 % of the pairs linked, ``w = 2`` chose candidates with ARI 0.98-1
-        where ``w = 1`` chose 0.74-0.89), 0 chooses by LSMI alone. No effect
-        without links or when nothing is searched.
+        paper's criterion; larger values trust the links more (measured in the
+        user guide, "What is tuned automatically"), 0 chooses by LSMI alone. No
+        effect without links or when nothing is searched.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -127,6 +127,11 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         Eigenvalue of :math:`U` behind each cluster.
     eigenvectors_ : ndarray of shape (n_samples, n_clusters)
         Sign-fixed leading eigenvectors :math:`\tilde\phi_y`.
+    proba_ : ndarray of shape (n_samples, n_clusters)
+        Class probabilities of the training samples, consistent with
+        ``labels_``: the clipped, column-normalised eigenvectors (the scores
+        whose row-wise argmax is the label), rows scaled to sum 1; a row with
+        no positive score is one-hot at its label.
     dual_coef_ : ndarray of shape (n_samples, n_clusters)
         :math:`\beta_y = B K'\tilde\phi_y/\lambda_y` with
         :math:`B = (I+\gamma M)^2 + (I-\eta C)^2`, used by :meth:`predict`.
@@ -142,6 +147,10 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         criterion, rank and solve time.
     best_index_ : int
         Row of ``tuning_results_`` that was chosen.
+    n_candidates_ : int
+        Number of ``(n_neighbors, gamma, eta)`` candidates tried (1 when
+        nothing is searched); :meth:`candidate_parameters` lists them before a
+        fit.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         The modified kernel :math:`K'` of the final solution.
     local_scales_ : ndarray of shape (n_samples,)
@@ -196,13 +205,13 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         ],
         "gamma": [
             Options({"auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-            RealGrid(0.0),
+            Interval(numbers.Real, 0, MAX_LINK_WEIGHT, closed="both"),
+            RealGrid(0.0, MAX_LINK_WEIGHT),
         ],
         "eta": [
             Options({"auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-            RealGrid(0.0),
+            Interval(numbers.Real, 0, MAX_LINK_WEIGHT, closed="both"),
+            RealGrid(0.0, MAX_LINK_WEIGHT),
         ],
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
@@ -268,96 +277,27 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         -------
         self : SMIClustering
         """
-        owner = type(self).__name__
-        validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
-        X, c, self._x_exponent = validate_training_samples(self, X, self.n_clusters)
-        n = X.shape[0]
-        must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
-        t_grid = self._n_neighbors_grid(n)
-        gamma_grid = _grid(self.gamma, DEFAULT_GAMMAS)
-        eta_grid = _grid(self.eta, DEFAULT_ETAS)
-        if c > 2 and self.eta != "auto" and any(e != 0 for e in eta_grid):
-            warnings.warn(
-                f"eta={self.eta!r} is ignored: the cannot-link weight is fixed at 0 "
-                "when n_clusters > 2, as in the 3SMIC paper.",
-                UserWarning,
-                stacklevel=2,
-            )
-        elif not len(cannot) and self.eta != "auto" and any(e != 0 for e in eta_grid):
-            warnings.warn(
-                f"eta={self.eta!r} is ignored: there are no cannot-links.",
-                UserWarning,
-                stacklevel=2,
-            )
-        no_links = not len(must) and not len(cannot)
-        if no_links and self.gamma != "auto" and any(g != 0 for g in gamma_grid):
-            warnings.warn(
-                f"gamma={self.gamma!r} is ignored: there are no links (SMIC is "
-                "solved).",
-                UserWarning,
-                stacklevel=2,
-            )
+        inputs = self._validate_fit(X, must_link, cannot_link)
+        must, cannot = inputs.must_link, inputs.cannot_link
+        t_grid = self._n_neighbors_grid(inputs.n_samples)
+        candidates = self._candidate_grid(t_grid, len(must), len(cannot))
+        self._accept_inputs(inputs)
+        self._warn_unused_weights(inputs)
 
-        rng = check_random_state(self.random_state)
-        solver_seed = rng.randint(_SEED_MAX)
-        lsmi_seed = rng.randint(_SEED_MAX)
-        neighbor_seed = rng.randint(_SEED_MAX)
-
-        # Extreme scales (|X| beyond 2**+-100) are searched at unit scale: the
-        # kernel is scale-invariant, and squared distances would overflow.
-        graph = nearest_neighbors(
-            np.ldexp(X, -self._x_exponent) if self._x_exponent else X,
-            max(t_grid),
-            algorithm=self.neighbor_algorithm,
-            n_jobs=self.n_jobs,
-            random_state=neighbor_seed,
-        )
-        candidates = candidate_grid(
-            t_grid,
-            gamma_grid,
-            eta_grid,
-            n_must=len(must),
-            n_cannot=len(cannot),
-            n_clusters=c,
-        )
+        solver_seed, lsmi_seed, neighbor_seed = self._draw_seeds(3)
+        graph = self._neighbor_graph(inputs, max(t_grid), neighbor_seed)
         if len(candidates) > 1:
-            design = LSMIDesign(
-                X,
-                n_centers=self.lsmi_n_centers,
-                n_folds=min(self.lsmi_n_folds, n),
-                random_state=lsmi_seed,
-            )
-            search = search_parameters(
-                graph,
-                must,
-                cannot,
-                c,
-                candidates,
-                design,
-                solver_seed=solver_seed,
-                eigen_solver=self.eigen_solver,
-                tol=self.tol,
-                max_iter=self.max_iter,
-                n_jobs=self.n_jobs,
-                verbose=self.verbose,
-                violation_penalty=self.violation_penalty,
-            )
+            search = self._search(inputs, graph, candidates, solver_seed, lsmi_seed)
             t, gamma, eta = search.best_params
-            self.tuning_results_ = search.results
-            self.best_index_ = search.best_index
-            self.lsmi_ = float(search.results["lsmi"][search.best_index])
         else:
+            search = None
             t, gamma, eta = candidates[0]
-            self.tuning_results_ = None
-            self.best_index_ = 0
-            self.lsmi_ = float("nan")
-
         K = local_scaling_kernel_from_neighbors(graph, t)
         solution = solve_smic(
             K,
             must,
             cannot,
-            c,
+            inputs.n_clusters,
             gamma,
             eta,
             eigen_solver=self.eigen_solver,
@@ -365,67 +305,136 @@ class SMIClustering(ClusterMixin, BaseEstimator):
             tol=self.tol,
             max_iter=self.max_iter,
         )
-        from ._solver import modified_kernel
+        self._store_solution(inputs, solution, (t, gamma, eta), search, candidates)
+        self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
+        self._x_exponent = inputs.exponent
+        self._fit_X = inputs.X
+        return self
 
-        self.affinity_matrix_ = modified_kernel(K, must, cannot)
-        self._warn_if_disconnected(must, cannot, c)
+    def candidate_parameters(self, n_samples, *, n_must=0, n_cannot=0):
+        """The ``(n_neighbors, gamma, eta)`` candidates that ``fit`` would try.
 
-        self.labels_ = solution.labels
+        Parameters
+        ----------
+        n_samples : int
+            Number of training samples.
+        n_must, n_cannot : int, default=0
+            Number of distinct must-links and cannot-links.
+
+        Returns
+        -------
+        candidates : list of tuple (int, float, float)
+            In search order; one element when nothing is searched.
+        """
+        owner = type(self).__name__
+        validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
+        t_grid = self._n_neighbors_grid(int(n_samples))
+        return self._candidate_grid(t_grid, int(n_must), int(n_cannot))
+
+    def _n_neighbors_grid(self, n):
+        if isinstance(self.n_neighbors, str):
+            return [t for t in DEFAULT_N_NEIGHBORS if t < n]
+        grid = check_n_neighbors(self.n_neighbors, n, owner=type(self).__name__)
+        return grid if isinstance(grid, list) else [grid]
+
+    def _candidate_grid(self, t_grid, n_must, n_cannot):
+        return candidate_grid(
+            t_grid,
+            as_grid(self.gamma, DEFAULT_GAMMAS),
+            as_grid(self.eta, DEFAULT_ETAS),
+            n_must=n_must,
+            n_cannot=n_cannot,
+            n_clusters=self.n_clusters,
+        )
+
+    def _warn_unused_weights(self, inputs):
+        """Warn when a link weight the user set cannot act."""
+        eta_set = self.eta != "auto" and any(e != 0 for e in as_grid(self.eta))
+        gamma_set = self.gamma != "auto" and any(g != 0 for g in as_grid(self.gamma))
+        if inputs.n_clusters > 2 and eta_set:
+            warnings.warn(
+                f"eta={self.eta!r} is ignored: the cannot-link weight is fixed at 0 "
+                "when n_clusters > 2, as in the 3SMIC paper.",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif not len(inputs.cannot_link) and eta_set:
+            warnings.warn(
+                f"eta={self.eta!r} is ignored: there are no cannot-links.",
+                UserWarning,
+                stacklevel=3,
+            )
+        no_links = not len(inputs.must_link) and not len(inputs.cannot_link)
+        if no_links and gamma_set:
+            warnings.warn(
+                f"gamma={self.gamma!r} is ignored: there are no links (SMIC is "
+                "solved).",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def _search(self, inputs, graph, candidates, solver_seed, lsmi_seed):
+        design = LSMIDesign(
+            inputs.X,
+            n_centers=self.lsmi_n_centers,
+            n_folds=min(self.lsmi_n_folds, inputs.n_samples),
+            random_state=lsmi_seed,
+        )
+        return search_parameters(
+            graph,
+            inputs.must_link,
+            inputs.cannot_link,
+            inputs.n_clusters,
+            candidates,
+            design,
+            solver_seed=solver_seed,
+            eigen_solver=self.eigen_solver,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            n_jobs=self.n_jobs,
+            verbose=self.verbose,
+            violation_penalty=self.violation_penalty,
+        )
+
+    def _store_solution(self, inputs, solution, params, search, candidates):
+        """Set the fitted attributes from the final solve and the search."""
+        c = inputs.n_clusters
+        must, cannot = inputs.must_link, inputs.cannot_link
+        self.affinity_matrix_ = solution.affinity
+        self.n_graph_components_ = _warn_if_disconnected(
+            solution.affinity, must, cannot, c
+        )
         _warn_if_rank_deficient(solution.eigenvalues, c)
+        self.labels_ = solution.labels
         self.eigenvalues_ = solution.eigenvalues
         self.eigenvectors_ = solution.eigenvectors
         self.dual_coef_ = solution.dual_coef
         self._normalizer = solution.normalizer
+        scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
+        self.proba_ = row_probabilities(scores, np.eye(c)[solution.labels])
         self.n_iter_ = solution.n_operator_applications
-        self.n_neighbors_ = t
-        self.gamma_ = gamma
-        self.eta_ = eta
-        self.n_violations_ = int(
-            np.count_nonzero(self.labels_[must[:, 0]] != self.labels_[must[:, 1]])
-            + np.count_nonzero(self.labels_[cannot[:, 0]] == self.labels_[cannot[:, 1]])
-        )
-        if self.tuning_results_ is None:
+        self.n_neighbors_, self.gamma_, self.eta_ = params
+        violated_must, violated_cannot = link_violations(self.labels_, must, cannot)
+        self.n_violations_ = int(violated_must.sum() + violated_cannot.sum())
+        self.n_candidates_ = len(candidates)
+        if search is None:
             self.tuning_results_ = _single_row(
-                t, gamma, eta, self.n_violations_, np.unique(self.labels_).size
+                *params, self.n_violations_, np.unique(self.labels_).size
             )
-        self.local_scales_ = np.ldexp(local_scales(graph, t), self._x_exponent)
-        self._fit_X = X
-        return self
-
-    def _n_neighbors_grid(self, n):
-        owner = type(self).__name__
-        if isinstance(self.n_neighbors, str):
-            return [t for t in DEFAULT_N_NEIGHBORS if t < n]
-        grid = _grid(self.n_neighbors, None)
-        too_large = [t for t in grid if t >= n]
-        if too_large:
-            raise ValueError(
-                f"The 'n_neighbors' parameter of {owner} must be smaller than "
-                f"n_samples={n}. Got {self.n_neighbors!r} instead."
-            )
-        return [int(t) for t in grid]
-
-    def _warn_if_disconnected(self, must, cannot, c):
-        n = self.affinity_matrix_.shape[0]
-        pattern = self.affinity_matrix_ + link_matrix(must, n) + link_matrix(cannot, n)
-        n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
-        self.n_graph_components_ = int(n_components)
-        if c > 1 and n_components > c:
-            warnings.warn(
-                f"The kNN graph (with links) has {n_components} connected components, "
-                f"more than n_clusters={c}; clusters may follow the components. "
-                "A larger n_neighbors joins them.",
-                UserWarning,
-                stacklevel=3,
-            )
+            self.best_index_ = 0
+            self.lsmi_ = float("nan")
+        else:
+            self.tuning_results_ = search.results
+            self.best_index_ = search.best_index
+            self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
     def _responses(self, X):
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         X_fit, sigma = self._fit_X, self.local_scales_
-        e = getattr(self, "_x_exponent", 0)  # absent from older pickles
-        if e:  # the unit scale of fit (see there)
+        e = self._x_exponent
+        if e:  # neighbours and kernels at the unit scale of fit
             X, X_fit, sigma = (np.ldexp(a, -e) for a in (X, X_fit, sigma))
         Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
         return np.asarray(Kx @ self.dual_coef_)
@@ -458,15 +467,7 @@ class SMIClustering(ClusterMixin, BaseEstimator):
         proba : ndarray of shape (n_queries, n_clusters)
         """
         scores, _ = cluster_scores(self._responses(X), self._normalizer)
-        total = scores.sum(axis=1, keepdims=True)
-        uniform = np.full_like(scores, 1.0 / scores.shape[1])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, scores / np.where(total > 0, total, 1), uniform)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        return tags
+        return row_probabilities(scores, np.full_like(scores, 1.0 / scores.shape[1]))
 
 
 def _warn_if_rank_deficient(eigenvalues, c):
@@ -478,17 +479,25 @@ def _warn_if_rank_deficient(eigenvalues, c):
             f"n_clusters={c} (e.g. identical or too few distinct samples); the "
             "clusters behind the zero eigenvalues are arbitrary.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
-def _grid(value, default):
-    if isinstance(value, str):
-        return tuple(default)
-    if isinstance(value, GRID_TYPES):
-        # each distinct value once, in the order given
-        return tuple(dict.fromkeys(np.asarray(value).tolist()))
-    return (value,)
+def _warn_if_disconnected(affinity, must, cannot, c):
+    """Warn when the graph of ``K'`` and the links has more components than
+    clusters; return the number of components."""
+    n = affinity.shape[0]
+    pattern = affinity + link_matrix(must, n) + link_matrix(cannot, n)
+    n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
+    if c > 1 and n_components > c:
+        warnings.warn(
+            f"The kNN graph (with links) has {n_components} connected components, "
+            f"more than n_clusters={c}; clusters may follow the components. "
+            "A larger n_neighbors joins them.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return int(n_components)
 
 
 def _single_row(t, gamma, eta, n_violations, n_found):

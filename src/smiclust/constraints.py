@@ -22,6 +22,8 @@ __all__ = [
     "pairs_from_labels",
     "sample_links",
     "count_violations",
+    "link_violations",
+    "pairs_in_both",
 ]
 
 
@@ -163,7 +165,7 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
     must = check_links(must_link, n_samples, name="must_link", owner=owner)
     cannot = check_links(cannot_link, n_samples, name="cannot_link", owner=owner)
     if len(must) and len(cannot):
-        both = _common_rows(must, cannot)
+        both = pairs_in_both(must, cannot)
         if len(both):
             first = tuple(int(v) for v in both[0])
             raise ValueError(
@@ -222,11 +224,17 @@ def _is_index(value):
     )
 
 
-def _common_rows(a, b):
-    """Rows of ``b`` that are also rows of ``a`` (both ``(k, 2)`` of indices >= 0).
+def pairs_in_both(a, b):
+    """Rows of ``b`` that are also rows of ``a``.
 
+    Prior validation is assumed: both ``(k, 2)`` arrays of indices >= 0 in the
+    same canonical order within a pair (as :func:`check_links` returns them).
     Each pair is encoded as one integer ``i * width + j``, so the test is one
-    vectorised :func:`numpy.isin` instead of a Python set of tuples.
+    vectorised :func:`numpy.isin`.
+
+    Returns
+    -------
+    common : ndarray of shape (n_common, 2)
     """
     width = int(max(a.max(initial=0), b.max(initial=0))) + 1
     a_keys = a[:, 0].astype(np.int64) * width + a[:, 1]
@@ -424,7 +432,22 @@ def count_violations(labels, must_link=None, cannot_link=None):
     n = y.shape[0]
     must = check_links(must_link, n, name="must_link", owner="count_violations")
     cannot = check_links(cannot_link, n, name="cannot_link", owner="count_violations")
-    return int(
-        np.count_nonzero(y[must[:, 0]] != y[must[:, 1]])
-        + np.count_nonzero(y[cannot[:, 0]] == y[cannot[:, 1]])
+    violated_must, violated_cannot = link_violations(y, must, cannot)
+    return int(np.count_nonzero(violated_must) + np.count_nonzero(violated_cannot))
+
+
+def link_violations(labels, must_link, cannot_link):
+    """Which links a labelling violates; prior validation of the links is assumed.
+
+    Returns
+    -------
+    violated_must : ndarray of bool, shape (n_must,)
+        Must-links whose samples got different labels.
+    violated_cannot : ndarray of bool, shape (n_cannot,)
+        Cannot-links whose samples got the same label.
+    """
+    y = np.asarray(labels)
+    return (
+        y[must_link[:, 0]] != y[must_link[:, 1]],
+        y[cannot_link[:, 0]] == y[cannot_link[:, 1]],
     )

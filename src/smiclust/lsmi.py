@@ -20,14 +20,16 @@ from scipy.linalg import lapack
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 
-from .utils._checks import check_samples, unit_exponent
-from .utils._threads import single_threaded_blas
-from .utils._validation import (
+from .utils import (
     Interval,
-    _Grid,
+    as_grid,
     check_random_state_param,
+    check_samples,
+    single_threaded_blas,
+    unit_exponent,
     validate_params,
 )
+from .utils._validation import _Grid
 
 __all__ = ["LSMIDesign", "LSMIResult", "lsmi_score"]
 
@@ -82,13 +84,6 @@ class LSMIResult:
 
 def _validate_parameters(params, owner):
     validate_params(params, _PARAMETER_CONSTRAINTS, owner)
-
-
-def _as_grid(value, default):
-    """1-d float array from a scalar, a sequence or ``None`` (``default``)."""
-    if value is None:
-        return np.asarray(default, dtype=np.float64)
-    return np.atleast_1d(np.asarray(value, dtype=np.float64)).copy()
 
 
 def _encode_labels(labels, n_samples, owner):
@@ -366,11 +361,16 @@ class LSMIDesign:
         self_pairs = (centers, np.arange(n_centers_))
         sq_dist[self_pairs] = 0.0  # exact, not the rounding of the expansion
         median_distance = _median_distance(sq_dist, self_pairs)
-        widths = _as_grid(
-            None if kernel_width is None else np.ldexp(kernel_width, -exponent),
-            median_distance * _DEFAULT_WIDTH_FACTORS,
+        widths = np.asarray(
+            as_grid(
+                None if kernel_width is None else np.ldexp(kernel_width, -exponent),
+                median_distance * _DEFAULT_WIDTH_FACTORS,
+            ),
+            dtype=np.float64,
         )
-        deltas = _as_grid(regularization, _DEFAULT_REGULARIZATIONS)
+        deltas = np.asarray(
+            as_grid(regularization, _DEFAULT_REGULARIZATIONS), dtype=np.float64
+        )
         cross_validates = widths.size * deltas.size > 1
 
         # Rows are stored grouped by fold so that each fold is a slice.

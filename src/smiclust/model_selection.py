@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-from ._solver import modified_kernel, solve_smic
-from .kernels import local_scaling_kernel_from_neighbors
+from .constraints import link_violations
+from .kernels import local_scaling_kernel_from_neighbors, modified_kernel
+from .solver import solve_smic
 
 __all__ = [
     "DEFAULT_N_NEIGHBORS",
@@ -160,11 +161,9 @@ def _canonical(labels):
     return rank[inverse].astype(np.int32)
 
 
-def _violations(labels, must, cannot):
-    return int(
-        np.count_nonzero(labels[must[:, 0]] != labels[must[:, 1]])
-        + np.count_nonzero(labels[cannot[:, 0]] == labels[cannot[:, 1]])
-    )
+def _count_violated(labels, must, cannot):
+    violated_must, violated_cannot = link_violations(labels, must, cannot)
+    return int(violated_must.sum() + violated_cannot.sum())
 
 
 def _evaluate_batch(lsmi_design, labelings):
@@ -248,7 +247,7 @@ def search_parameters(
         Label-independent LSMI precomputation for the same samples.
     solver_seed : int
     eigen_solver, tol, max_iter
-        See :func:`smiclust._solver.leading_eigenvectors`.
+        See :func:`smiclust.eigensolvers.leading_eigenvectors`.
     n_jobs : int, default=None
     verbose : int, default=0
         Progress on stderr when positive.
@@ -313,7 +312,7 @@ def search_parameters(
     by_key = dict(zip(unique, scored))
 
     lsmi = np.array([by_key[k].score for k in keys])
-    nv = np.array([_violations(lab, must, cannot) for lab in labels])
+    nv = np.array([_count_violated(lab, must, cannot) for lab in labels])
     crit = selection_criterion(lsmi, nv, violation_penalty=violation_penalty)
     best = int(np.argmax(crit))
     order = np.argsort(-crit, kind="stable")

@@ -1,1 +1,53 @@
-"""Internal utilities: parameter validation and small linear-algebra helpers."""
+"""Validation, input checks, seeds and thread control shared by the package."""
+
+import numpy as np
+
+from ._checks import (
+    check_n_clusters,
+    check_n_neighbors,
+    check_numeric,
+    check_samples,
+    unit_exponent,
+    validate_training_samples,
+)
+from ._threads import SingleThreadedBLAS, single_threaded_blas
+from ._validation import (
+    GRID_TYPES,
+    IntegerGrid,
+    Interval,
+    Options,
+    RealGrid,
+    as_grid,
+    check_random_state_param,
+    validate_params,
+)
+
+__all__ = [
+    "SEED_MAX",
+    "draw_seeds",
+    "check_numeric",
+    "check_samples",
+    "check_n_neighbors",
+    "check_n_clusters",
+    "unit_exponent",
+    "validate_training_samples",
+    "SingleThreadedBLAS",
+    "single_threaded_blas",
+    "GRID_TYPES",
+    "IntegerGrid",
+    "Interval",
+    "Options",
+    "RealGrid",
+    "as_grid",
+    "check_random_state_param",
+    "validate_params",
+]
+
+#: Seeds handed from one ``random_state`` to the consumers of a fit are drawn
+#: below this bound (the int32 range every consumer accepts).
+SEED_MAX = np.iinfo(np.int32).max
+
+
+def draw_seeds(rng, n):
+    """``n`` seeds drawn in order from ``rng`` (a RandomState), one per consumer."""
+    return [rng.randint(SEED_MAX) for _ in range(n)]

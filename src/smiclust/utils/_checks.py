@@ -88,20 +88,30 @@ def check_samples(X, *, owner, min_samples=1, name="X"):
 
 
 def check_n_neighbors(n_neighbors, n_samples, *, owner):
-    """``n_neighbors`` must be an int with ``1 <= n_neighbors < n_samples``."""
-    if not isinstance(n_neighbors, numbers.Integral) or isinstance(
-        n_neighbors, (bool, np.bool_)
-    ):
-        raise TypeError(
-            f"The 'n_neighbors' parameter of {owner} must be an int. "
-            f"Got {n_neighbors!r} instead."
-        )
-    if not 1 <= n_neighbors < n_samples:
-        raise ValueError(
-            f"The 'n_neighbors' parameter of {owner} must be an int in the range "
-            f"[1, n_samples - 1] = [1, {n_samples - 1}]. Got {n_neighbors!r} instead."
-        )
-    return int(n_neighbors)
+    """``n_neighbors`` must be an int with ``1 <= n_neighbors < n_samples``.
+
+    A grid (list, tuple, range or array of ints, validated before) is checked
+    value by value, and returned as a list of ints.
+    """
+    from ._validation import GRID_TYPES, as_grid
+
+    grid = isinstance(n_neighbors, GRID_TYPES)
+    values = as_grid(n_neighbors) if grid else (n_neighbors,)
+    for value in values:
+        if not isinstance(value, numbers.Integral) or isinstance(
+            value, (bool, np.bool_)
+        ):
+            raise TypeError(
+                f"The 'n_neighbors' parameter of {owner} must be an int. "
+                f"Got {n_neighbors!r} instead."
+            )
+        if not 1 <= value < n_samples:
+            raise ValueError(
+                f"The 'n_neighbors' parameter of {owner} must be an int in the "
+                f"range [1, n_samples - 1], i.e. smaller than n_samples={n_samples}. "
+                f"Got {n_neighbors!r} instead."
+            )
+    return [int(t) for t in values] if grid else int(n_neighbors)
 
 
 def check_n_clusters(n_clusters, n_samples, *, owner):

@@ -24,6 +24,8 @@ __all__ = [
     "RealGrid",
     "validate_params",
     "check_random_state_param",
+    "GRID_TYPES",
+    "as_grid",
 ]
 
 
@@ -207,3 +209,17 @@ def _describe(constraint):
 def check_random_state_param():
     """Constraint list for ``random_state`` (None, int or RandomState)."""
     return [None, Interval(numbers.Integral, 0, 2**32 - 1), np.random.RandomState]
+
+
+def as_grid(value, default=()):
+    """The candidate values of a parameter, as a tuple.
+
+    ``"auto"`` (any str) and ``None`` give ``default``; a list, tuple, range or
+    array gives its distinct values in the order given; a scalar gives a
+    one-element tuple. Prior validation of ``value`` is assumed.
+    """
+    if value is None or isinstance(value, str):
+        return tuple(default)
+    if isinstance(value, GRID_TYPES):
+        return tuple(dict.fromkeys(np.asarray(value).tolist()))
+    return (value,)

@@ -1,0 +1,123 @@
+"""Set-up shared by the estimators that cluster with links.
+
+:class:`BaseLinkClustering` validates every input of ``fit`` before the
+estimator is touched, draws the seeds of a fit from one ``random_state`` and
+runs the neighbour search at unit scale; SMIClustering, SpectralLearning and
+ConstrainedSpectralClustering build on it.
+"""
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+
+from .constraints import check_constraints
+from .neighbors import nearest_neighbors
+from .utils import draw_seeds, validate_params, validate_training_samples
+
+__all__ = ["BaseLinkClustering", "FitInputs"]
+
+#: Attributes that scikit-learn's ``validate_data`` sets on an estimator.
+_FEATURE_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
+
+
+@dataclass(frozen=True)
+class FitInputs:
+    """Validated inputs of one ``fit``.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+        A validated copy or view; the caller's array is never modified.
+    n_clusters : int
+    exponent : int
+        ``np.ldexp(X, -exponent)`` is ``X`` at unit scale
+        (:func:`smiclust.utils.unit_exponent`).
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Canonical links (:func:`smiclust.constraints.check_constraints`).
+    feature_attributes : dict
+        ``n_features_in_`` and, for named columns, ``feature_names_in_``, set on
+        the estimator by :meth:`BaseLinkClustering._accept_inputs`.
+    """
+
+    X: np.ndarray
+    n_clusters: int
+    exponent: int
+    must_link: np.ndarray
+    cannot_link: np.ndarray
+    feature_attributes: dict
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+
+class BaseLinkClustering(ClusterMixin, BaseEstimator):
+    """Base class of the estimators of this package; not for direct use.
+
+    A subclass defines ``_parameter_constraints`` and the parameters
+    ``n_clusters``, ``neighbor_algorithm``, ``random_state`` and ``n_jobs``.
+    Its ``fit`` calls :meth:`_validate_fit`, then its own checks, then
+    :meth:`_accept_inputs`: an input rejected anywhere before leaves the
+    estimator exactly as it was (a refitted estimator keeps its old feature
+    names, so ``predict`` still reads columns the old way).
+    """
+
+    def _validate_fit(self, X, must_link, cannot_link):
+        """Validate the parameters, ``X`` and the links; change nothing on self.
+
+        Returns
+        -------
+        inputs : FitInputs
+        """
+        owner = type(self).__name__
+        validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
+        # validate_data records the features on the estimator it is given: a
+        # shallow copy takes them until every input has passed.
+        proxy = copy.copy(self)
+        X, c, exponent = validate_training_samples(proxy, X, self.n_clusters)
+        must, cannot = check_constraints(
+            must_link, cannot_link, X.shape[0], owner=owner
+        )
+        features = {
+            name: proxy.__dict__[name]
+            for name in _FEATURE_ATTRIBUTES
+            if name in proxy.__dict__
+        }
+        return FitInputs(X, c, exponent, must, cannot, features)
+
+    def _accept_inputs(self, inputs):
+        """Record the validated features on the estimator (after every check)."""
+        for name in _FEATURE_ATTRIBUTES:
+            if name in inputs.feature_attributes:
+                setattr(self, name, inputs.feature_attributes[name])
+            elif name in self.__dict__:
+                delattr(self, name)
+
+    def _draw_seeds(self, n):
+        """``n`` seeds from ``random_state``, in order (one per consumer)."""
+        return draw_seeds(check_random_state(self.random_state), n)
+
+    def _neighbor_graph(self, inputs, n_neighbors, seed):
+        """Neighbour search for ``n_neighbors``, on ``X`` at unit scale.
+
+        The kernels are invariant to a global scaling of ``X``, and squared
+        distances of extreme values would overflow or underflow.
+        """
+        X = inputs.X
+        if inputs.exponent:
+            X = np.ldexp(X, -inputs.exponent)
+        return nearest_neighbors(
+            X,
+            n_neighbors,
+            algorithm=self.neighbor_algorithm,
+            n_jobs=self.n_jobs,
+            random_state=seed,
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags

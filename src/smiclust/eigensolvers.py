@@ -1,0 +1,237 @@
+"""Eigen-solvers shared by SMIC, Spectral Learning and CSC.
+
+Leading eigenpairs of symmetric operators that are applied, never formed:
+ARPACK with a bounded LOBPCG fallback (:func:`leading_eigenvectors`), the
+LOBPCG step on its own, possibly generalised (:func:`lobpcg_largest`), and the
+deterministic sign rule of eigenvectors (:func:`peak_signs`). Prior validation
+of inputs is assumed.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from .utils import single_threaded_blas
+
+__all__ = [
+    "DENSE_MAX_SAMPLES",
+    "leading_eigenvectors",
+    "lobpcg_largest",
+    "start_block",
+    "peak_signs",
+    "sign_flip",
+]
+
+#: Inputs with at most this many samples are solved densely (ARPACK needs
+#: ``k < n`` and is unreliable on tiny problems); ``n_samples <= 3 * k`` is
+#: solved densely as well.
+DENSE_MAX_SAMPLES = 20
+
+#: LOBPCG iterations when ``max_iter`` is not given.
+LOBPCG_MAX_ITER = 500
+
+
+def leading_eigenvectors(
+    operator,
+    n_components,
+    *,
+    eigen_solver="auto",
+    random_state=None,
+    tol=0.0,
+    max_iter=None,
+    warm_start=None,
+):
+    """Leading eigenpairs of a symmetric positive semi-definite operator.
+
+    Parameters
+    ----------
+    operator : LinearOperator or sparse matrix of shape (n, n)
+    n_components : int
+        Number of eigenpairs ``k``.
+    eigen_solver : {"auto", "arpack", "lobpcg", "dense"}, default="auto"
+        ``"auto"`` is ARPACK, or the dense solver when
+        ``n <= max(DENSE_MAX_SAMPLES, 3 k)``. ``"dense"`` forms the matrix
+        (reference only). If ARPACK does not converge within ``max_iter``, a
+        :class:`~sklearn.exceptions.ConvergenceWarning` is issued and LOBPCG is
+        run from ARPACK's partial result; if that does not converge either, its
+        result is returned with a second warning. Every solver is bounded.
+    random_state : int, RandomState instance or None, default=None
+        Draws the ARPACK start vector (uniform in [-1, 1], as scikit-learn's
+        spectral embedding does) and the rest of LOBPCG's start block.
+    tol : float, default=0.0
+        Relative accuracy; 0 means machine precision for ARPACK and
+        ``n * sqrt(eps)`` for LOBPCG.
+    max_iter : int, default=None
+        ARPACK restarts (``None``: ``10 n``) and LOBPCG iterations (``None``: 500).
+    warm_start : ndarray of shape (n, k), default=None
+        Eigenvectors of a nearby problem (e.g. the previous candidate of a
+        parameter search). ARPACK starts from their sum plus the random start
+        vector scaled by 1e-3; LOBPCG from the block itself.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        Descending.
+    eigenvectors : ndarray of shape (n, k)
+        Orthonormal columns.
+    """
+    n = operator.shape[0]
+    k = int(n_components)
+    rng = check_random_state(random_state)
+    v0 = rng.uniform(-1.0, 1.0, size=n)
+    if warm_start is not None:
+        v0 = warm_start.sum(axis=1) + 1e-3 * v0 / np.sqrt(n)
+    solver = eigen_solver
+    if solver == "auto":
+        solver = "dense" if n <= max(DENSE_MAX_SAMPLES, 3 * k) else "arpack"
+    if solver == "dense":
+        return _dense_eigh(operator, k)
+    # The iterations are small dense operations on n x ncv blocks between
+    # sparse products: BLAS threads only add hand-offs.
+    with single_threaded_blas():
+        return _iterative_eigenpairs(
+            operator, k, solver, rng, v0, tol, max_iter, warm_start
+        )
+
+
+def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_start):
+    """ARPACK (LOBPCG fallback) or LOBPCG; see :func:`leading_eigenvectors`."""
+    if solver == "arpack":
+        try:
+            vals, vecs = eigsh(
+                operator, k=k, which="LA", v0=v0, tol=tol, maxiter=max_iter
+            )
+        except ArpackNoConvergence as err:
+            warnings.warn(
+                f"ARPACK did not converge for the {k} leading eigenvectors "
+                f"({len(err.eigenvalues)} converged); falling back to LOBPCG.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+            X0 = start_block(rng, v0, k, err.eigenvectors)
+            return _orthonormal_lobpcg(operator, X0, tol, max_iter)
+        return _descending(vals, vecs)
+    if solver == "lobpcg":
+        X0 = start_block(rng, v0, k, warm_start)
+        return _orthonormal_lobpcg(operator, X0, tol, max_iter)
+    raise ValueError(
+        "The 'eigen_solver' parameter must be a str among "
+        f"{{'auto', 'arpack', 'lobpcg', 'dense'}}. Got {solver!r} instead."
+    )
+
+
+def _dense_eigh(operator, k):
+    n = operator.shape[0]
+    if isinstance(operator, LinearOperator):
+        A = operator @ np.eye(n)
+    elif sp.issparse(operator):
+        A = operator.toarray()
+    else:
+        A = np.asarray(operator)
+    A = 0.5 * (A + A.T)
+    vals, vecs = np.linalg.eigh(A)
+    return vals[::-1][:k].copy(), vecs[:, ::-1][:, :k].copy()
+
+
+def start_block(rng, v0, k, partial):
+    """LOBPCG start block of ``k`` columns: ``v0`` first, the columns of a
+    partial result (e.g. ARPACK's, or a warm start) over it, Gaussian noise
+    from ``rng`` elsewhere."""
+    X0 = rng.standard_normal((v0.shape[0], k))
+    X0[:, 0] = v0
+    if partial is not None and np.size(partial):
+        m = min(partial.shape[1], k)
+        X0[:, :m] = np.real(partial[:, :m])
+    return X0
+
+
+def lobpcg_largest(A, X0, *, B=None, M=None, tol=0.0, max_iter=None, stacklevel=2):
+    r"""Largest eigenpairs of :math:`A x = \lambda B x` by LOBPCG, bounded.
+
+    Parameters
+    ----------
+    A : LinearOperator or sparse matrix of shape (n, n)
+        Symmetric.
+    X0 : ndarray of shape (n, k)
+        Start block (:func:`start_block`).
+    B : LinearOperator, default=None
+        Symmetric positive definite right-hand side (``None``: identity).
+    M : LinearOperator, default=None
+        Preconditioner.
+    tol : float, default=0.0
+        0 means LOBPCG's default, ``n * sqrt(eps)``.
+    max_iter : int, default=None
+        ``None`` means :data:`LOBPCG_MAX_ITER`.
+    stacklevel : int, default=2
+        Of the :class:`~sklearn.exceptions.ConvergenceWarning` issued when the
+        tolerance is not reached within ``max_iter`` (the estimate is returned).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+    eigenvectors : ndarray of shape (n, k)
+        As LOBPCG returns them (``B``-orthonormal, in its order).
+    """
+    maxiter = LOBPCG_MAX_ITER if max_iter is None else int(max_iter)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vals, vecs = lobpcg(
+            A, X0, B=B, M=M, largest=True, tol=tol or None, maxiter=maxiter
+        )
+    if any(
+        "not reaching the requested tolerance" in str(w.message)
+        or "did not converge" in str(w.message)
+        for w in caught
+    ):
+        warnings.warn(
+            f"LOBPCG did not reach the requested tolerance in {maxiter} "
+            "iterations; returning its current estimate of the leading "
+            "eigenvectors.",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+    return np.asarray(vals), np.asarray(vecs)
+
+
+def _orthonormal_lobpcg(operator, X0, tol, max_iter):
+    """:func:`lobpcg_largest`, then orthonormalised and re-ordered by Rayleigh
+    quotients (descending)."""
+    _, vecs = lobpcg_largest(operator, X0, tol=tol, max_iter=max_iter, stacklevel=5)
+    vecs, _ = np.linalg.qr(vecs)
+    vals = np.einsum("ij,ij->j", vecs, operator @ vecs)
+    return _descending(vals, vecs)
+
+
+def _descending(vals, vecs):
+    order = np.argsort(-vals, kind="stable")
+    return np.asarray(vals)[order], np.asarray(vecs)[:, order]
+
+
+def peak_signs(vectors):
+    """Column signs that make each column's largest-magnitude entry positive.
+
+    The rule of scikit-learn's private ``_deterministic_vector_sign_flip``: the
+    first of several largest entries decides; a zero column gets +1.
+
+    Returns
+    -------
+    signs : ndarray of shape (n_columns,)
+        Entries in {-1, 1}.
+    """
+    V = np.asarray(vectors)
+    if V.shape[1] == 0:
+        return np.ones(0)
+    peak = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
+    return np.where(peak < 0, -1.0, 1.0)
+
+
+def sign_flip(vectors):
+    """Columns multiplied by :func:`peak_signs`; a new float64 array."""
+    V = np.array(vectors, dtype=np.float64, copy=True)
+    if V.size == 0:
+        return V
+    return V * peak_signs(V)

@@ -1,0 +1,147 @@
+"""Neighbour graph: the ``k`` nearest other samples of every sample.
+
+The search is done once per fit, for the largest number of neighbours any
+kernel will need; every kernel with fewer neighbours is cut from it
+(:mod:`smiclust.kernels`). Exact search by scikit-learn, approximate search by
+pynndescent (extra ``ann``) for large inputs. Prior validation is assumed.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.neighbors import NearestNeighbors
+
+__all__ = ["NeighborGraph", "APPROXIMATE_THRESHOLD", "nearest_neighbors"]
+
+
+#: Above this many samples, ``algorithm="auto"`` uses approximate neighbours
+#: (pynndescent) when it is installed; below it, the exact search is used.
+APPROXIMATE_THRESHOLD = 50_000
+
+
+@dataclass(frozen=True)
+class NeighborGraph:
+    """The ``k`` nearest *other* samples of every sample, nearest first.
+
+    Attributes
+    ----------
+    distances : ndarray of shape (n_samples, k)
+        Euclidean distances, ascending along each row.
+    indices : ndarray of shape (n_samples, k)
+        Indices of the neighbours; a sample is never its own neighbour, but an
+        exact duplicate of it can be (at distance 0).
+    algorithm : {"exact", "approximate"}
+        How the graph was searched.
+    """
+
+    distances: np.ndarray
+    indices: np.ndarray
+    algorithm: str = "exact"
+
+    @property
+    def n_samples(self):
+        return self.indices.shape[0]
+
+    @property
+    def max_neighbors(self):
+        return self.indices.shape[1]
+
+
+def _resolve_algorithm(algorithm, n_samples):
+    if algorithm != "auto":
+        return algorithm
+    if n_samples < APPROXIMATE_THRESHOLD:
+        return "exact"
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return "exact"
+    return "approximate"
+
+
+def nearest_neighbors(
+    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None
+):
+    """Search the ``n_neighbors`` nearest other samples of every sample.
+
+    Prior validation of ``X`` (finite 2-d float array) and of ``n_neighbors``
+    (``1 <= n_neighbors < n_samples``) is assumed.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Samples.
+    n_neighbors : int
+        Number of neighbours to return per sample; the largest ``t`` needed.
+    algorithm : {"auto", "exact", "approximate"}, default="auto"
+        ``"exact"`` uses :class:`sklearn.neighbors.NearestNeighbors`;
+        ``"approximate"`` uses pynndescent (extra ``ann``). ``"auto"`` picks the
+        approximate search for ``n_samples >= APPROXIMATE_THRESHOLD`` (50,000)
+        when pynndescent is installed, the exact one otherwise.
+    n_jobs : int, default=None
+        Parallel jobs of the search (``None`` means 1).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the approximate search.
+
+    Returns
+    -------
+    graph : NeighborGraph
+        Memory ``O(n_samples * n_neighbors)``.
+    """
+    n_samples = X.shape[0]
+    algorithm = _resolve_algorithm(algorithm, n_samples)
+    if algorithm == "exact":
+        nn = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs).fit(X)
+        # X=None: each sample's own entry is left out, duplicates are kept.
+        distances, indices = nn.kneighbors()
+        return NeighborGraph(distances, indices, "exact")
+    if algorithm == "approximate":
+        distances, indices = _approximate_neighbors(
+            X, n_neighbors, n_jobs=n_jobs, random_state=random_state
+        )
+        return NeighborGraph(distances, indices, "approximate")
+    raise ValueError(
+        "The 'algorithm' parameter of nearest_neighbors must be a str among "
+        f"{{'auto', 'exact', 'approximate'}}. Got {algorithm!r} instead."
+    )
+
+
+def _approximate_neighbors(X, n_neighbors, *, n_jobs=None, random_state=None):
+    try:
+        from pynndescent import NNDescent
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "algorithm='approximate' needs pynndescent: pip install 'smiclust[ann]'"
+        ) from exc
+    from sklearn.utils import check_random_state
+
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    index = NNDescent(
+        X,
+        n_neighbors=n_neighbors + 1,
+        random_state=seed,
+        n_jobs=-1 if n_jobs is None else n_jobs,
+        low_memory=True,
+        compressed=True,
+    )
+    indices, distances = index.neighbor_graph
+    return _drop_self(np.asarray(indices), np.asarray(distances, dtype=np.float64))
+
+
+def _drop_self(indices, distances):
+    """Remove each row's own index; where it is absent, drop the farthest entry."""
+    n, k = indices.shape
+    is_self = indices == np.arange(n)[:, None]
+    missing = ~is_self.any(axis=1)
+    is_self[missing, k - 1] = True
+    # keep only the first self entry per row
+    first = np.argmax(is_self, axis=1)
+    keep = np.ones_like(is_self)
+    keep[np.arange(n), first] = False
+    indices = indices[keep].reshape(n, k - 1)
+    distances = distances[keep].reshape(n, k - 1)
+    order = np.argsort(distances, axis=1, kind="stable")
+    return (
+        np.take_along_axis(distances, order, axis=1),
+        np.take_along_axis(indices, order, axis=1),
+    )

@@ -1,0 +1,140 @@
+r"""One SMIC / 3SMIC solve for fixed parameters: kernel to labels.
+
+3SMIC maximises
+
+.. math::
+
+    \widetilde{\mathrm{SMI}} = \frac{c}{2n}\sum_{y=1}^{c}\alpha_y^\top U\alpha_y
+    - \frac12,\qquad
+    U = K'\left(2I + 2\gamma M + \gamma^2 M^2 - 2\eta C + \eta^2 C^2\right)K',
+
+under orthonormal :math:`\alpha_y`; the maximiser is the ``c`` leading
+eigenvectors of the positive semi-definite :math:`U`
+(:mod:`smiclust.link_operator`). Without links, :math:`U = 2K^2`, whose leading
+eigenvectors are those of the SMIC kernel :math:`K` (by eigenvalue magnitude).
+Prior validation of inputs is assumed.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .constraints import link_matrix
+from .eigensolvers import leading_eigenvectors
+from .kernels import modified_kernel
+from .labeling import (
+    argmax_labels,
+    cluster_order,
+    cluster_scores,
+    fix_signs,
+    uncovered_rows,
+)
+from .link_operator import SMICOperator
+
+__all__ = ["SMICSolution", "solve_smic"]
+
+
+@dataclass(frozen=True)
+class SMICSolution:
+    """Result of :func:`solve_smic`.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n,)
+        Cluster of each sample, ``0 .. n_clusters - 1``; clusters that win
+        samples are numbered first (in eigenvalue order), empty ones last.
+    eigenvalues : ndarray of shape (c,)
+        Eigenvalue of :math:`U` behind each cluster.
+    eigenvectors : ndarray of shape (n, c)
+        Sign-fixed eigenvectors :math:`\\tilde\\phi_y`, one column per cluster.
+    dual_coef : ndarray of shape (n, c)
+        :math:`\\beta_y = B K' \\tilde\\phi_y / \\lambda_y`, so that
+        :math:`K'\\beta_y = \\tilde\\phi_y`; out-of-sample responses are
+        :math:`k(x')^\\top\\beta_y`.
+    normalizer : ndarray of shape (c,)
+        :math:`\\sum_i \\max(0, [\\tilde\\phi_y]_i)`.
+    n_operator_applications : int
+        How many vectors the eigen-solver multiplied by :math:`U`.
+    affinity : scipy.sparse.csr_matrix of shape (n, n)
+        The modified kernel :math:`K'` that was solved.
+    """
+
+    labels: np.ndarray
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    dual_coef: np.ndarray
+    normalizer: np.ndarray
+    n_operator_applications: int = 0
+    affinity: object = None
+
+
+def solve_smic(
+    K,
+    must_link,
+    cannot_link,
+    n_clusters,
+    gamma,
+    eta,
+    *,
+    eigen_solver="auto",
+    random_state=None,
+    tol=0.0,
+    max_iter=None,
+    K_mod=None,
+    warm_start=None,
+):
+    """Solve SMIC (no links) or 3SMIC for fixed parameters.
+
+    The pipeline of one solve: modified kernel :math:`K'`
+    (:func:`~smiclust.kernels.modified_kernel`, unless ``K_mod`` is given),
+    operator :math:`U` (:class:`~smiclust.link_operator.SMICOperator`), its
+    leading eigenvectors (:func:`~smiclust.eigensolvers.leading_eigenvectors`,
+    which receives ``warm_start``), the paper's post-processing
+    (:mod:`smiclust.labeling`).
+
+    Prior validation is assumed: ``K`` symmetric sparse with values in [0, 1],
+    links canonical and consistent, ``gamma, eta >= 0`` (``eta`` is used as given;
+    the caller fixes it at 0 when ``n_clusters > 2``).
+
+    Returns
+    -------
+    solution : SMICSolution
+    """
+    n = K.shape[0]
+    if K_mod is None:
+        K_mod = modified_kernel(K, must_link, cannot_link)
+    op = SMICOperator(
+        K_mod, link_matrix(must_link, n), link_matrix(cannot_link, n), gamma, eta
+    )
+    vals, vecs = leading_eigenvectors(
+        op,
+        n_clusters,
+        eigen_solver=eigen_solver,
+        random_state=random_state,
+        tol=tol,
+        max_iter=max_iter,
+        warm_start=warm_start,
+    )
+    signed = fix_signs(vecs)
+    graph = op.K_mod + op.cannot_matrix if eta and op.cannot_matrix.nnz else op.K_mod
+    signed[uncovered_rows(graph, signed)] = 0.0
+    # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U) get beta 0
+    middle = op.apply_middle(K_mod @ signed)
+    lam_max = max(float(vals.max()), np.finfo(float).tiny)
+    keep = vals > 1e-12 * lam_max
+    dual = np.zeros_like(signed)
+    dual[:, keep] = middle[:, keep] / vals[keep]
+    _, normalizer = cluster_scores(signed)
+    labels = argmax_labels(signed, normalizer)
+    order = cluster_order(labels, n_clusters)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(n_clusters)
+    return SMICSolution(
+        labels=rank[labels],
+        eigenvalues=vals[order],
+        eigenvectors=signed[:, order],
+        dual_coef=dual[:, order],
+        normalizer=normalizer[order],
+        n_operator_applications=max(op.n_applied, 1),
+        affinity=K_mod,
+    )
