@@ -33,13 +33,13 @@ from smiclust.baselines import (
     spectral_learning,
 )
 from smiclust.baselines import _csc_eigen as csc_module
-from smiclust.baselines._csc_eigen import (
-    _Slicer,
+from smiclust.baselines._csc_eigen import feasible_eigenvectors
+from smiclust.baselines._csc_pencil import (
     constraint_matrix,
     dense_csc_pencil,
-    feasible_eigenvectors,
     reduced_pencil,
 )
+from smiclust.baselines._csc_slicing import _Slicer
 from smiclust.baselines._spectral_learning import (
     drop_negligible_edges,
     normalize_rows,

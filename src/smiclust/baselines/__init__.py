@@ -7,7 +7,7 @@ embedding. Both use the sparse local-scaling kNN kernel of the paper and follow
 the estimator API of :class:`smiclust.SMIClustering`.
 """
 
-from ._csc_eigen import (
+from ._constrained_spectral import (
     ConstrainedSpectralClustering,
     constrained_spectral_clustering,
 )

@@ -1,0 +1,192 @@
+r"""Constrained spectral clustering for a fixed affinity and links.
+
+:func:`solve_csc` chooses :math:`\beta`, solves the pencil
+(:func:`~._csc_eigen.feasible_eigenvectors` of :func:`~._csc_pencil.reduced_pencil`),
+falls back to the unconstrained problem when no feasible eigenvector is left,
+and assigns labels by thresholding or k-means; the result is a
+:class:`CSCSolution`.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+
+from ._csc_eigen import feasible_eigenvectors
+from ._csc_pencil import (
+    _degrees,
+    _normalize,
+    auto_beta,
+    constraint_eigenvalues,
+    reduced_pencil,
+)
+from ._spectral_learning import drop_negligible_edges
+
+__all__ = ["CSCSolution", "solve_csc"]
+
+_SEED_MAX = np.iinfo(np.int32).max
+
+
+@dataclass(frozen=True)
+class CSCSolution:
+    r"""Result of :func:`solve_csc`.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n,)
+        Clusters, contiguous from 0.
+    embedding : ndarray of shape (n, n_vectors)
+        :math:`u = D^{-1/2} v` of the selected eigenvectors (lowest cost first).
+    eigenvalues : ndarray of shape (n_vectors,)
+        :math:`\lambda` of the selected eigenvectors.
+    costs : ndarray of shape (n_vectors,)
+        Their costs :math:`v^\top \bar L v` with :math:`v^\top v = \mathrm{vol}`.
+    beta : float
+        :math:`\beta` used.
+    n_feasible : int
+        Feasible eigenvectors (:math:`\lambda > 0`) among the computed
+        candidates; below ``n_candidates``, all of the problem's.
+    constrained : bool
+        False when the unconstrained (normalised spectral clustering) problem
+        was solved: no links, or no feasible non-trivial eigenvector.
+    n_operator_applications : int
+        Vectors the eigen-solver multiplied by :math:`S`.
+    """
+
+    labels: np.ndarray
+    embedding: np.ndarray
+    eigenvalues: np.ndarray
+    costs: np.ndarray
+    beta: float
+    n_feasible: int
+    constrained: bool
+    n_operator_applications: int = 0
+
+
+def _unconstrained_beta(vol):
+    # Q = 0: every beta < 0 gives B_bar = |beta|/vol I and the same eigenvectors
+    return -float(vol)
+
+
+def solve_csc(
+    A,
+    Q,
+    n_clusters,
+    *,
+    beta="auto",
+    n_candidates=None,
+    assign_labels="auto",
+    eigen_solver="auto",
+    n_init=10,
+    random_state=None,
+    tol=0.0,
+    max_iter=None,
+):
+    r"""Constrained spectral clustering for a fixed affinity and constraints.
+
+    Prior validation is assumed: ``A`` symmetric sparse with positive degrees,
+    ``Q`` from :func:`constraint_matrix`, ``n_clusters >= 2``, ``beta`` "auto"
+    or a float, ``n_candidates`` None (``max(20, 4 (K - 1))``) or int ``>= 1``.
+
+    Raises
+    ------
+    ValueError
+        If a given ``beta`` is not below the feasibility bound
+        :math:`\lambda_{\max}(\bar Q)\,\mathrm{vol}` (the KDD algorithm returns
+        no solution then).
+
+    Returns
+    -------
+    solution : CSCSolution
+    """
+    A = drop_negligible_edges(A)
+    n = A.shape[0]
+    c = int(n_clusters)
+    rng = check_random_state(random_state)
+    solver_seed = rng.randint(_SEED_MAX)
+    kmeans_seed = rng.randint(_SEED_MAX)
+    n_vectors = max(c - 1, 1)
+    if n_candidates is None:
+        n_candidates = max(20, 4 * n_vectors)
+    vol = float(_degrees(A).sum())
+    Q = sp.csr_matrix(Q, dtype=np.float64)
+    constrained = Q.nnz > 0
+    if constrained:
+        Q_bar = _normalize(Q, 1.0 / np.sqrt(_degrees(A)))
+        q_vals = constraint_eigenvalues(Q_bar, n_vectors, random_state=solver_seed)
+        if isinstance(beta, str):
+            beta_value = auto_beta(q_vals, vol)
+        else:
+            beta_value = float(beta)
+            bound = float(q_vals[0]) * vol
+            if beta_value >= bound:
+                raise ValueError(
+                    "The 'beta' parameter of ConstrainedSpectralClustering must be "
+                    "below the feasibility bound lambda_max(Q_bar) * vol = "
+                    f"{bound!r} for these links. Got {beta!r} instead."
+                )
+    else:
+        beta_value = _unconstrained_beta(vol)
+
+    def solve(Q_used, beta_used, with_links):
+        pencil = reduced_pencil(A, Q_used, beta_used, drop_negligible=False)
+        return feasible_eigenvectors(
+            pencil,
+            n_candidates,
+            n_vectors=n_vectors,
+            constrained=with_links,
+            eigen_solver=eigen_solver,
+            random_state=solver_seed,
+            tol=tol,
+            max_iter=max_iter,
+        )
+
+    found = solve(Q, beta_value, constrained)
+    n_applied = found.n_operator_applications
+    if constrained and found.vectors.shape[1] == 0:
+        warnings.warn(
+            f"No feasible non-trivial eigenvector for beta={beta_value!r}; "
+            "falling back to unconstrained normalised spectral clustering.",
+            UserWarning,
+            stacklevel=3,
+        )
+        constrained = False
+        beta_value = _unconstrained_beta(vol)
+        found = solve(sp.csr_matrix((n, n)), beta_value, False)
+        n_applied += found.n_operator_applications
+    lam, V, costs = found.eigenvalues, found.vectors, found.costs
+    if V.shape[1] < n_vectors and V.shape[1] > 0:
+        warnings.warn(
+            f"Only {V.shape[1]} feasible non-trivial eigenvector(s) found, "
+            f"fewer than n_clusters - 1 = {n_vectors}; all of them are used.",
+            UserWarning,
+            stacklevel=3,
+        )
+    lam, V, costs = lam[:n_vectors], V[:, :n_vectors], costs[:n_vectors]
+    d = _degrees(A)
+    U = V / np.sqrt(d)[:, None]
+
+    mode = assign_labels
+    if mode == "auto":
+        mode = "threshold" if c == 2 else "kmeans"
+    if U.shape[1] == 0:
+        labels = np.zeros(n, dtype=np.intp)
+    elif mode == "threshold":
+        labels = (U[:, 0] > 0).astype(np.intp)
+    else:
+        km = KMeans(n_clusters=c, n_init=n_init, random_state=kmeans_seed)
+        labels = km.fit_predict(U)
+    _, labels = np.unique(labels, return_inverse=True)
+    return CSCSolution(
+        labels=labels.astype(np.intp).ravel(),
+        embedding=U,
+        eigenvalues=lam,
+        costs=costs,
+        beta=float(beta_value),
+        n_feasible=int(found.n_feasible),
+        constrained=bool(constrained),
+        n_operator_applications=int(n_applied),
+    )
