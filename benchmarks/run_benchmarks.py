@@ -36,7 +36,9 @@ from smiclust import (
     lsmi_score,
     sample_links,
 )
-from smiclust._solver import dense_smic_matrix, modified_kernel, solve_smic
+from smiclust.kernels import modified_kernel
+from smiclust.link_operator import dense_smic_matrix
+from smiclust.solver import solve_smic
 from smiclust.constraints import check_constraints
 from smiclust.datasets import make_digits5k
 from smiclust.kernels import (
@@ -185,17 +187,19 @@ import sys, time, json, resource
 import numpy as np
 from sklearn.datasets import make_blobs
 from smiclust import sample_links
-from smiclust._solver import modified_kernel, solve_smic
+from smiclust.kernels import modified_kernel
+from smiclust.solver import solve_smic
 from smiclust.constraints import check_constraints
-from smiclust.kernels import nearest_neighbors, local_scaling_kernel_from_neighbors
+from smiclust.kernels import local_scaling_kernel_from_neighbors
+from smiclust.neighbors import nearest_neighbors
 n = int(sys.argv[1]); t = 10
 X, y = make_blobs(n_samples=n, centers=10, n_features=50, cluster_std=4.0,
                   random_state=0)
 must, cannot = sample_links(y, 1000, random_state=0)
 must, cannot = check_constraints(must, cannot, n)
 times = {}
-from smiclust.kernels import _resolve_algorithm
-algorithm = _resolve_algorithm("auto", n)
+from smiclust.neighbors import resolve_algorithm
+algorithm = resolve_algorithm("auto", n)
 # pynndescent compiles its numba functions in every new process (about 30 s,
 # not all of it is cached on disk): paid once per process, reported apart.
 s = time.perf_counter()

@@ -26,7 +26,13 @@ MODULES = [
     ("smiclust.datasets", "the data sets of the paper's experiments"),
     ("smiclust.lsmi", "least-squares mutual information (LSMI)"),
     ("smiclust.model_selection", "the automatic choice of n_neighbors, gamma, eta"),
-    ("smiclust.kernels", "the sparse local-scaling kNN kernel"),
+    ("smiclust.neighbors", "the neighbour graph (exact or approximate search)"),
+    ("smiclust.kernels", "the sparse local-scaling kNN kernel and K'"),
+    ("smiclust.link_operator", "the matrix-free 3SMIC operator U"),
+    ("smiclust.eigensolvers", "leading eigenvectors, shared by SMIC, SL and CSC"),
+    ("smiclust.labeling", "from eigenvectors to clusters (the paper's rule)"),
+    ("smiclust.solver", "one SMIC / 3SMIC solve for fixed parameters"),
+    ("smiclust.io", "reading tables, links and labels; writing assignments"),
     ("smiclust.plotting", "plots of a clustering (needs matplotlib)"),
 ]
 

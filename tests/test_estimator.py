@@ -58,19 +58,6 @@ def test_without_links_only_t_is_searched(blobs3):
     assert adjusted_rand_score(y, model.labels_) == 1.0
 
 
-def test_same_random_state_same_result_with_parallel_jobs(blobs3):
-    X, y = blobs3
-    must, cannot = sample_links(y, 30, random_state=2)
-    a = SMIClustering(3, random_state=7).fit(X, must_link=must, cannot_link=cannot)
-    b = SMIClustering(3, random_state=7, n_jobs=2).fit(
-        X, must_link=must, cannot_link=cannot
-    )
-    assert_array_equal(a.labels_, b.labels_)
-    for key in a.tuning_results_:
-        if key != "solve_seconds":
-            assert_array_equal(a.tuning_results_[key], b.tuning_results_[key])
-
-
 def test_two_moons_links_flip_the_answer():
     X, y = make_moons(n_samples=300, noise=0.06, random_state=0)
     base = SMIClustering(2, n_neighbors=1, random_state=0).fit(X)
@@ -218,3 +205,69 @@ def test_grids_may_be_ranges(blobs3):
     assert model.tuning_results_["param_n_neighbors"].tolist() == [3, 4, 5]
     with pytest.raises(ValueError, match="'n_neighbors'"):
         SMIClustering(3, n_neighbors=range(0), random_state=0).fit(X)
+
+
+def test_candidate_parameters_are_the_candidates_fit_tries(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=2)
+    model = SMIClustering(2, n_neighbors=[2, 5], random_state=0)
+    expected = model.candidate_parameters(
+        X.shape[0], n_must=len(must), n_cannot=len(cannot)
+    )
+    model.fit(X, must_link=must, cannot_link=cannot)
+    res = model.tuning_results_
+    tried = list(zip(res["param_n_neighbors"].tolist(), res["param_gamma"].tolist(),
+                     res["param_eta"].tolist()))
+    assert tried == expected
+    assert model.n_candidates_ == len(expected) == 2 * 4 * 4
+    # without links gamma and eta are not searched; one candidate when fixed
+    assert len(model.candidate_parameters(X.shape[0])) == 2
+    fixed = SMIClustering(2, n_neighbors=3, gamma=1.0, eta=0.0)
+    assert fixed.candidate_parameters(50, n_must=3) == [(3, 1.0, 0.0)]
+    with pytest.raises(ValueError, match="smaller than n_samples=3"):
+        fixed.candidate_parameters(3)
+
+
+def test_training_proba_is_consistent_with_labels(blobs3):
+    X, y = blobs3
+    must, cannot = sample_links(y, 30, random_state=2)
+    model = SMIClustering(3, n_neighbors=5, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    P = model.proba_
+    assert P.shape == (X.shape[0], 3)
+    assert_allclose(P.sum(axis=1), 1.0)
+    assert np.all(P >= 0)
+    assert_array_equal(np.argmax(P, axis=1), model.labels_)
+    # brute force: clipped, column-normalised eigenvectors, rows normalised
+    clipped = np.maximum(model.eigenvectors_, 0)
+    scores = clipped / clipped.sum(axis=0)
+    rows = scores.sum(axis=1)
+    positive = rows > 0
+    assert_allclose(P[positive], scores[positive] / rows[positive, None])
+
+
+def test_rejected_fit_leaves_the_estimator_unchanged():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
+    model = SMIClustering(2, n_neighbors=4, random_state=0).fit(X)
+    before = {k: v for k, v in vars(model).items()}
+    X_bad = X[["c", "b", "a"]].rename(columns={"c": "x"})
+    for bad_links in ([[0, 400]], [[0, 0]]):
+        with pytest.raises(ValueError):
+            model.fit(X_bad, must_link=bad_links)
+        assert vars(model).keys() == before.keys()
+        for key, value in before.items():
+            assert vars(model)[key] is value, key
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    assert_array_equal(model.predict(X), model.labels_)
+
+
+@pytest.mark.parametrize("name", ["gamma", "eta"])
+@pytest.mark.parametrize("value", [1e154, 1e300, [0.0, 1e200]])
+def test_link_weights_beyond_range_are_rejected(name, value):
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    model = SMIClustering(2, n_neighbors=3, **{name: value})
+    with pytest.raises(ValueError, match=f"The '{name}' parameter of SMIClustering"):
+        model.fit(X, must_link=[[0, 1]], cannot_link=[[2, 3]])

@@ -11,7 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-__all__ = ["NeighborGraph", "APPROXIMATE_THRESHOLD", "nearest_neighbors"]
+__all__ = [
+    "NeighborGraph",
+    "APPROXIMATE_THRESHOLD",
+    "nearest_neighbors",
+    "resolve_algorithm",
+]
 
 
 #: Above this many samples, ``algorithm="auto"`` uses approximate neighbours
@@ -47,7 +52,9 @@ class NeighborGraph:
         return self.indices.shape[1]
 
 
-def _resolve_algorithm(algorithm, n_samples):
+def resolve_algorithm(algorithm, n_samples):
+    """The search ``algorithm="auto"`` picks for ``n_samples`` ("exact" or
+    "approximate"); any other value is returned as given."""
     if algorithm != "auto":
         return algorithm
     if n_samples < APPROXIMATE_THRESHOLD:
@@ -89,7 +96,7 @@ def nearest_neighbors(
         Memory ``O(n_samples * n_neighbors)``.
     """
     n_samples = X.shape[0]
-    algorithm = _resolve_algorithm(algorithm, n_samples)
+    algorithm = resolve_algorithm(algorithm, n_samples)
     if algorithm == "exact":
         nn = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs).fit(X)
         # X=None: each sample's own entry is left out, duplicates are kept.

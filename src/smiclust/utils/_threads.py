@@ -14,8 +14,8 @@ class SingleThreadedBLAS:
     Used around work made of many small dense operations: LSMI's per-class
     solves (multi-threaded OpenBLAS made a 250 x 250 Cholesky solve 10-100
     times slower on a busy two-core machine) and the iterative eigen-solves
-    (ARPACK's and LOBPCG's operations on ``n x ncv`` blocks; 3.2 s -> 1.6 s
-    for the 40 solves of an auto-tuned digits5k fit on a loaded machine).
+    (ARPACK's and LOBPCG's operations on ``n x ncv`` blocks, where thread
+    hand-offs cost more than they save; measured in ``benchmarks/RESULTS.md``).
     Like ``KMeans.predict`` in scikit-learn (``threadpool_limits`` with
     ``limits=1``), the limit is temporary; a reference count under a lock makes
     concurrent callers (threads of a joblib search) restore the original
