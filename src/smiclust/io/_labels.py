@@ -79,15 +79,7 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
     check_header_arg(header)
     check_n_samples(n_samples)
     if file_suffix(path) in NPY_SUFFIXES:
-        arr = load_npy(path)
-        if arr.ndim != 1 or arr.shape[0] != n_samples:
-            raise ValueError(f"{path}: expected a 1-d array of {n_samples} labels, "
-                             f"got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"{path}: expected integer labels (-1 for unknown), got "
-                             f"dtype {arr.dtype}")
-        keys = [None if v == -1 else str(v) for v in arr.tolist()]
-        return _codes(keys)
+        return _npy_labels(path, n_samples)
     rows = text_rows(path, delimiter, keep_blank=True)
     width = max((len(cells) for _, cells in rows), default=0)
     if width == 0 or all(cells == [""] for _, cells in rows):
@@ -101,6 +93,26 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
             f"{path}: line {line} has {width} fields; expected 1 (a label for "
             "every row) or 2 (row, label)"
         )
+    return _row_label_pairs(path, rows, ids, n_samples, header)
+
+
+def _npy_labels(path, n_samples):
+    """Codes of a ``.npy`` file of ``n_samples`` integer labels, -1 unknown."""
+    arr = load_npy(path)
+    if arr.ndim != 1 or arr.shape[0] != n_samples:
+        raise ValueError(f"{path}: expected a 1-d array of {n_samples} labels, "
+                         f"got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{path}: expected integer labels (-1 for unknown), got "
+                         f"dtype {arr.dtype}")
+    return _codes([None if v == -1 else str(v) for v in arr.tolist()])
+
+
+def _row_label_pairs(path, rows, ids, n_samples, header):
+    """Codes of ``(row reference, label)`` lines; rows not named are unknown.
+
+    ``rows`` are the non-blank lines of the file, ``[(line, [cells])]``.
+    """
     check_width(path, rows, 2, expected="2 (row, label)")
     lookup = None if ids is None else set(ids)
     if header == "infer":
