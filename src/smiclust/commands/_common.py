@@ -360,24 +360,6 @@ def write_result(args, reporter, labels, proba, ids, id_name, fmt, summary):
     reporter.summary(summary)
 
 
-def training_proba(model):
-    """Class probabilities of the training rows, consistent with ``labels_``.
-
-    The clipped, column-normalised eigenvector entries (the SMIC
-    post-processing whose row-wise argmax is the label), rows scaled to sum 1;
-    a row with no positive entry gets a one-hot row at its label.
-    """
-    import numpy as np
-
-    from .._solver import cluster_scores
-
-    scores, _ = cluster_scores(np.asarray(model.eigenvectors_))
-    total = scores.sum(axis=1, keepdims=True)
-    onehot = np.eye(scores.shape[1])[model.labels_]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, scores / np.where(total > 0, total, 1.0), onehot)
-
-
 def cluster_sizes(labels, n_clusters):
     import numpy as np
 

@@ -5,6 +5,7 @@ import sys
 import time
 
 from . import _common
+from ._fit_inputs import check_options, read_inputs
 
 DESCRIPTION = """\
 Cluster the rows of DATA into N clusters with SMIC, or with 3SMIC when
@@ -71,6 +72,8 @@ def _number_arg(convert, kind, accept, requirement):
 
 
 positive_int = _number_arg(int, "an integer", lambda n: n >= 1, "an integer >= 1")
+
+
 non_negative_float = _number_arg(float, "a number", lambda x: 0 <= x < float("inf"),
                                  "a finite number >= 0")
 
@@ -96,6 +99,8 @@ def _grid_arg(kind, convert, low):
 
 
 n_neighbors_arg = _grid_arg("an integer", int, 1)
+
+
 weight_arg = _grid_arg("a number", float, 0.0)
 
 
@@ -171,208 +176,110 @@ def _count(number, noun):
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _split_columns(text):
-    if text is None:
-        return None
-    names = [c.strip() for c in text.split(",")]
-    if any(c == "" for c in names):
-        raise _common.usage_error(f"--columns has an empty name: {text!r}")
-    return names
-
-
-def _combine_links(must_parts, cannot_parts, rep):
-    """Links of every file and of the labels, each pair once (in first-seen
-    order); a pair given by more than one source is reported, then kept once
-    (within one file a repeat is an error of that file)."""
-    import numpy as np
-
-    def unique_pairs(parts, kind):
-        if not parts:
-            return np.empty((0, 2), dtype=np.intp)
-        pairs = np.sort(np.concatenate(parts).reshape(-1, 2), axis=1)
-        _, first = np.unique(pairs, axis=0, return_index=True)
-        if len(first) < len(pairs):
-            rep.warning(f"{len(pairs) - len(first)} {kind}(s) given by more than "
-                        "one source (link files, --labels); each counted once")
-        return np.ascontiguousarray(pairs[np.sort(first)], dtype=np.intp)
-
-    return unique_pairs(must_parts, "must-link"), unique_pairs(cannot_parts,
-                                                              "cannot-link")
-
-
-def _describe_rows(i, j, ids):
-    if ids is None:
-        return f"rows {i} and {j}"
-    return f"rows {i} and {j} (ids {ids[i]!r} and {ids[j]!r})"
-
-
 def _count_candidates(model, n, n_must, n_cannot):
-    from ..model_selection import (
-        DEFAULT_ETAS,
-        DEFAULT_GAMMAS,
-        DEFAULT_N_NEIGHBORS,
-        candidate_grid,
-    )
-
-    def grid(value, default):
-        if value == "auto":
-            return list(default)
-        return list(value) if isinstance(value, list) else [value]
-
-    ts = [t for t in grid(model.n_neighbors, DEFAULT_N_NEIGHBORS) if t < n]
+    """How many (n_neighbors, gamma, eta) settings fit will try, for the progress
+    line; None when the parameters are invalid (fit then says why)."""
     try:
-        return len(candidate_grid(ts or [1], grid(model.gamma, DEFAULT_GAMMAS),
-                                  grid(model.eta, DEFAULT_ETAS), n_must=n_must,
-                                  n_cannot=n_cannot, n_clusters=model.n_clusters))
-    except Exception:  # only an estimate for the progress line
+        return len(model.candidate_parameters(n, n_must=n_must, n_cannot=n_cannot))
+    except (ValueError, TypeError):
         return None
 
 
 def run(args):
-    import numpy as np
-
-    from .. import SMIClustering, io
-    from ..constraints import (
-        ConstraintConflictWarning,
-        _common_rows,
-        conflicting_cannot_links,
-        pairs_from_labels,
-    )
-
     start = time.perf_counter()
     rep = _common.Reporter("fit", quiet=args.quiet, json_mode=args.json)
-    header = _common.header_arg(args.header)
-    delimiter = _common.delimiter_arg(args.delimiter)
-    columns = _split_columns(args.columns)
-    fmt = _common.output_format(args.out, args.format, json_mode=args.json)
-    inputs = [("DATA", args.data), ("--labels", args.labels),
-              *(("--must-link", p) for p in args.must_link),
-              *(("--cannot-link", p) for p in args.cannot_link)]
-    for option, path in (("--out", args.out), ("--save", args.save),
-                         ("--plot", args.plot)):
-        _common.check_output_path(path, option, inputs)
-        inputs.append((option, path))
-    if args.plot:
-        _common.require_matplotlib(args.plot)
-
+    options = check_options(args)
     # Every input is read and checked before anything is printed, so that a
     # bad file ends with exactly one line on stderr.
-    X, ids, names = _common.read_input(
-        "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
-        header=header, columns=columns, delimiter=delimiter)
-    n, d = X.shape
-    if n < 2:
-        raise _common.usage_error(f"DATA: {args.data}: needs at least 2 rows; got {n}")
-    if args.n_clusters > n:
-        raise _common.usage_error(
-            f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
+    inputs = read_inputs(args, options, rep)
+    model = _make_model(args)
+    n_candidates = _announce(args, model, inputs, rep)
+    fit_seconds = _fit(model, inputs, rep)
+    if fit_seconds is None:
+        return 1
+    proba = model.proba_ if args.proba else None
+    id_name = _id_name(args.id_column, inputs.names, inputs.ids)
+    _write_model_and_plot(args, model, inputs, options, id_name, rep)
+    summary = _summary(args, model, inputs, options.fmt, n_candidates,
+                       fit_seconds, start, rep)
+    _common.write_result(args, rep, model.labels_, proba, inputs.ids, id_name,
+                         options.fmt, summary)
+    return 0
 
-    must_parts, cannot_parts = [], []
-    for option, paths, parts in (("--must-link", args.must_link, must_parts),
-                                 ("--cannot-link", args.cannot_link, cannot_parts)):
-        for path in paths:
-            links = _common.read_input(option, io.read_links, path,
-                                       reporter=rep, ids=ids, n_samples=n)
-            if not len(links):
-                rep.warning(f"{option} {path}: no links in the file (empty, or "
-                            "one line read as a header)")
-            parts.append(links)
-    n_labeled = None
-    if args.labels:
-        y = _common.read_input("--labels", io.read_labels, args.labels,
-                               reporter=rep, ids=ids, n_samples=n)
-        n_labeled = int(np.count_nonzero(y >= 0))
-        lab_must, lab_cannot = pairs_from_labels(y)
-        must_parts.append(lab_must)
-        cannot_parts.append(lab_cannot)
-    must, cannot = _combine_links(must_parts, cannot_parts, rep)
-    if len(must) and len(cannot):
-        common = _common_rows(must, cannot)  # both sorted within a pair
-        if len(common):
-            i, j = min(map(tuple, common.tolist()))
-            raise _common.usage_error(
-                f"{len(common)} pair(s) are both a must-link and a cannot-link, "
-                f"e.g. {_describe_rows(i, j, ids)}")
-    said_conflicts = ()
-    if ids is not None:  # say it with ids; the library's warning has indices
-        conflicts = conflicting_cannot_links(must, cannot, n)
-        if len(conflicts):
-            shown = "; ".join(_describe_rows(i, j, ids) for i, j in conflicts[:3])
-            rep.warning(f"{len(conflicts)} cannot-link(s) join rows that chains of "
-                        f"must-links put together, e.g. {shown}; no clustering "
-                        "can satisfy every link")
-        said_conflicts = (ConstraintConflictWarning,)
-    t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
-    if any(t >= n for t in t_values):
-        raise _common.usage_error(
-            f"--n-neighbors must be smaller than the number of rows ({n}); got "
-            f"{max(t_values)}")
 
-    scaler = None
-    if args.standardize:
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
-        constant = std == 0
-        scale = np.where(constant, 1.0, std)
-        X = (X - mean) / scale
-        scaler = {"mean": mean, "scale": scale}
-        if constant.any():
-            which = [names[j] if names else str(j) for j in np.flatnonzero(constant)]
-            rep.warning(f"--standardize: constant column(s) {', '.join(which)} "
-                        "set to 0")
+def _make_model(args):
+    from .. import SMIClustering
 
-    model = SMIClustering(
+    return SMIClustering(
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
         eta=args.eta, violation_penalty=args.violation_penalty,
         random_state=args.random_state, n_jobs=args.n_jobs,
         verbose=0 if args.quiet else 1,
     )
-    n_candidates = _count_candidates(model, n, len(must), len(cannot))
-    labelled = ("" if n_labeled is None else
-                f" (with {_count(n_labeled, 'labelled row')})")
+
+
+def _announce(args, model, inputs, rep):
+    """Progress lines before the fit; returns the number of candidates."""
+    n, d = inputs.X.shape
+    n_must, n_cannot = len(inputs.must), len(inputs.cannot)
+    n_candidates = _count_candidates(model, n, n_must, n_cannot)
+    labelled = ("" if inputs.n_labeled is None else
+                f" (with {_count(inputs.n_labeled, 'labelled row')})")
     rep.progress(f"{args.data}: {_count(n, 'row')}, {_count(d, 'feature')}; "
-                 f"{_count(len(must), 'must-link')}, "
-                 f"{_count(len(cannot), 'cannot-link')}{labelled}")
+                 f"{_count(n_must, 'must-link')}, "
+                 f"{_count(n_cannot, 'cannot-link')}{labelled}")
     if n_candidates and n_candidates > 1:
         rep.progress(f"tuning over {n_candidates} candidate (n_neighbors, gamma, "
                      "eta) settings by LSMI; this can take a while",
                      n_candidates=n_candidates)
     else:
         rep.progress(f"solving for {args.n_clusters} clusters")
+    return n_candidates
+
+
+def _fit(model, inputs, rep):
+    """Fit; the seconds it took, or None when the solver failed (said on stderr)."""
     fit_start = time.perf_counter()
-    with _common.captured_warnings(rep, already_reported=said_conflicts), \
+    with _common.captured_warnings(rep, already_reported=inputs.said_conflicts), \
             rep.estimator_output():
         try:
-            model.fit(X, must_link=must, cannot_link=cannot)
+            model.fit(inputs.X, must_link=inputs.must, cannot_link=inputs.cannot)
         except (ValueError, TypeError) as exc:
             raise _common.usage_error(f"cannot fit: {exc}") from None
         except (ArithmeticError, RuntimeError, MemoryError) as exc:
             print(f"smiclust fit: error: the solver failed: "
                   f"{type(exc).__name__}: {_common.one_line(exc)}",
                   file=sys.stderr)
-            return 1
+            return None
     fit_seconds = time.perf_counter() - fit_start
-    labels = model.labels_
+    n_links = len(inputs.must) + len(inputs.cannot)
     rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
                  f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
-                 f"{model.n_violations_} of {len(must) + len(cannot)} links violated")
+                 f"{model.n_violations_} of {n_links} links violated")
+    return fit_seconds
 
-    proba = _common.training_proba(model) if args.proba else None
-    id_name = _id_name(args.id_column, names, ids)
 
+def _write_model_and_plot(args, model, inputs, options, id_name, rep):
     if args.save:
-        _save(args, model, names, d, columns, scaler, header, delimiter, id_name)
+        _save(args, model, inputs, options, id_name)
         rep.progress(f"model saved to {args.save}")
     if args.plot:
-        _plot(args, model, X, must, cannot)
+        _plot(args, model, inputs.X, inputs.must, inputs.cannot)
         rep.progress(f"plot written to {args.plot}")
 
+
+def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
+    """The JSON summary of a fit (stderr, or the "summary" of --json)."""
+    import numpy as np
+
+    n, d = inputs.X.shape
+    labels = model.labels_
     # parameters the search actually varied (gamma needs must-links, eta
     # cannot-links and two clusters; others are fixed by the estimator)
     results = model.tuning_results_
     tuned = [p for p in ("n_neighbors", "gamma", "eta")
              if len(np.unique(results[f"param_{p}"])) > 1]
-    summary = {
+    return {
         "command": "fit",
         "data": args.data,
         "n_samples": n,
@@ -381,9 +288,9 @@ def run(args):
         "n_clusters": args.n_clusters,
         "n_clusters_found": int(np.unique(labels).size),
         "cluster_sizes": _common.cluster_sizes(labels, args.n_clusters),
-        "n_must_link": int(len(must)),
-        "n_cannot_link": int(len(cannot)),
-        "n_labeled": n_labeled,
+        "n_must_link": int(len(inputs.must)),
+        "n_cannot_link": int(len(inputs.cannot)),
+        "n_labeled": inputs.n_labeled,
         "n_neighbors": int(model.n_neighbors_),
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
@@ -401,8 +308,6 @@ def run(args):
         "plot": args.plot,
         "warnings": rep.warnings,
     }
-    _common.write_result(args, rep, labels, proba, ids, id_name, fmt, summary)
-    return 0
 
 
 def _id_name(id_column, names, ids):
@@ -413,7 +318,7 @@ def _id_name(id_column, names, ids):
     return "id"
 
 
-def _save(args, model, names, d, columns, scaler, header, delimiter, id_name):
+def _save(args, model, inputs, options, id_name):
     import joblib
 
     from .. import __version__
@@ -423,14 +328,14 @@ def _save(args, model, names, d, columns, scaler, header, delimiter, id_name):
         "format_version": _common.MODEL_FORMAT_VERSION,
         "smiclust_version": __version__,
         "model": model,
-        "feature_names": names,
-        "n_features": d,
-        "columns": columns,
+        "feature_names": inputs.names,
+        "n_features": inputs.X.shape[1],
+        "columns": options.columns,
         "id_column": args.id_column,
         "id_name": id_name,
-        "header": header,
-        "delimiter": delimiter,
-        "standardize": scaler,
+        "header": options.header,
+        "delimiter": options.delimiter,
+        "standardize": inputs.scaler,
         "data": args.data,
     }
     try:

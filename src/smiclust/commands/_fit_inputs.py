@@ -1,0 +1,197 @@
+"""``smiclust fit``: read DATA, the link files and --labels, and check them.
+
+Everything here runs before any work and before any output, so that a bad
+input ends the command with one line on stderr (a ``UsageError``).
+"""
+
+import dataclasses
+
+from . import _common
+
+
+def _split_columns(text):
+    if text is None:
+        return None
+    names = [c.strip() for c in text.split(",")]
+    if any(c == "" for c in names):
+        raise _common.usage_error(f"--columns has an empty name: {text!r}")
+    return names
+
+
+def _combine_links(must_parts, cannot_parts, rep):
+    """Links of every file and of the labels, each pair once (in first-seen
+    order); a pair given by more than one source is reported, then kept once
+    (within one file a repeat is an error of that file)."""
+    import numpy as np
+
+    def unique_pairs(parts, kind):
+        if not parts:
+            return np.empty((0, 2), dtype=np.intp)
+        pairs = np.sort(np.concatenate(parts).reshape(-1, 2), axis=1)
+        _, first = np.unique(pairs, axis=0, return_index=True)
+        if len(first) < len(pairs):
+            rep.warning(f"{len(pairs) - len(first)} {kind}(s) given by more than "
+                        "one source (link files, --labels); each counted once")
+        return np.ascontiguousarray(pairs[np.sort(first)], dtype=np.intp)
+
+    return unique_pairs(must_parts, "must-link"), unique_pairs(cannot_parts,
+                                                              "cannot-link")
+
+
+def _describe_rows(i, j, ids):
+    if ids is None:
+        return f"rows {i} and {j}"
+    return f"rows {i} and {j} (ids {ids[i]!r} and {ids[j]!r})"
+
+
+@dataclasses.dataclass
+class Options:
+    """How the inputs are read and the outputs written, checked up front."""
+
+    header: object  # "infer", True or False
+    delimiter: object  # one character, "whitespace" or None (sniffed)
+    columns: object  # list of feature column names/positions, or None
+    fmt: str  # format of the assignments
+
+
+@dataclasses.dataclass
+class Inputs:
+    """DATA and its links, read and checked before any work."""
+
+    X: object  # (n_samples, n_features) float64, standardized with --standardize
+    ids: object  # row ids (str), or None without --id-column
+    names: object  # feature names, or None
+    must: object  # (n_must, 2) row indices, sorted within a pair
+    cannot: object  # (n_cannot, 2), likewise
+    n_labeled: object  # rows with a known label in --labels, or None
+    said_conflicts: tuple  # warning categories fit reports in its own words
+    scaler: object = None  # {"mean", "scale"} with --standardize
+
+
+def check_options(args):
+    """Options and output paths, checked before any file is read."""
+    options = Options(
+        header=_common.header_arg(args.header),
+        delimiter=_common.delimiter_arg(args.delimiter),
+        columns=_split_columns(args.columns),
+        fmt=_common.output_format(args.out, args.format, json_mode=args.json),
+    )
+    inputs = [("DATA", args.data), ("--labels", args.labels),
+              *(("--must-link", p) for p in args.must_link),
+              *(("--cannot-link", p) for p in args.cannot_link)]
+    for option, path in (("--out", args.out), ("--save", args.save),
+                         ("--plot", args.plot)):
+        _common.check_output_path(path, option, inputs)
+        inputs.append((option, path))
+    if args.plot:
+        _common.require_matplotlib(args.plot)
+    return options
+
+
+def read_inputs(args, options, rep):
+    """DATA, the link files and --labels: read, checked, links combined."""
+    import numpy as np
+
+    from .. import io
+
+    X, ids, names = _common.read_input(
+        "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
+        header=options.header, columns=options.columns,
+        delimiter=options.delimiter)
+    n = X.shape[0]
+    if n < 2:
+        raise _common.usage_error(f"DATA: {args.data}: needs at least 2 rows; got {n}")
+    if args.n_clusters > n:
+        raise _common.usage_error(
+            f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
+    must, cannot, n_labeled = _read_links(args, ids, n, rep)
+    said_conflicts = _check_link_conflicts(must, cannot, ids, n, rep)
+    t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
+    if any(t >= n for t in t_values):
+        raise _common.usage_error(
+            f"--n-neighbors must be smaller than the number of rows ({n}); got "
+            f"{max(t_values)}")
+    inputs = Inputs(X, ids, names, must, cannot, n_labeled, said_conflicts)
+    if args.standardize:
+        _standardize(inputs, rep)
+    return inputs
+
+
+def _read_links(args, ids, n, rep):
+    """Links of the --must-link / --cannot-link files and of --labels.
+
+    Returns ``(must, cannot, n_labeled)``; ``n_labeled`` is None without
+    --labels.
+    """
+    import numpy as np
+
+    from .. import io
+    from ..constraints import pairs_from_labels
+
+    must_parts, cannot_parts = [], []
+    for option, paths, parts in (("--must-link", args.must_link, must_parts),
+                                 ("--cannot-link", args.cannot_link, cannot_parts)):
+        for path in paths:
+            links = _common.read_input(option, io.read_links, path,
+                                       reporter=rep, ids=ids, n_samples=n)
+            if not len(links):
+                rep.warning(f"{option} {path}: no links in the file (empty, or "
+                            "one line read as a header)")
+            parts.append(links)
+    n_labeled = None
+    if args.labels:
+        y = _common.read_input("--labels", io.read_labels, args.labels,
+                               reporter=rep, ids=ids, n_samples=n)
+        n_labeled = int(np.count_nonzero(y >= 0))
+        lab_must, lab_cannot = pairs_from_labels(y)
+        must_parts.append(lab_must)
+        cannot_parts.append(lab_cannot)
+    must, cannot = _combine_links(must_parts, cannot_parts, rep)
+    return must, cannot, n_labeled
+
+
+def _check_link_conflicts(must, cannot, ids, n, rep):
+    """A pair both must- and cannot-linked is an error; a cannot-link inside a
+    chain of must-links is a warning, said here with ids when DATA has ids.
+
+    Returns the warning categories the estimator need not repeat.
+    """
+    from ..constraints import (
+        ConstraintConflictWarning,
+        conflicting_cannot_links,
+        pairs_in_both,
+    )
+
+    if len(must) and len(cannot):
+        common = pairs_in_both(must, cannot)  # both sorted within a pair
+        if len(common):
+            i, j = min(map(tuple, common.tolist()))
+            raise _common.usage_error(
+                f"{len(common)} pair(s) are both a must-link and a cannot-link, "
+                f"e.g. {_describe_rows(i, j, ids)}")
+    if ids is None:
+        return ()
+    conflicts = conflicting_cannot_links(must, cannot, n)
+    if len(conflicts):
+        shown = "; ".join(_describe_rows(i, j, ids) for i, j in conflicts[:3])
+        rep.warning(f"{len(conflicts)} cannot-link(s) join rows that chains of "
+                    f"must-links put together, e.g. {shown}; no clustering "
+                    "can satisfy every link")
+    return (ConstraintConflictWarning,)
+
+
+def _standardize(inputs, rep):
+    """z-score the features of ``inputs.X`` in place of it; constant ones -> 0."""
+    import numpy as np
+
+    X, names = inputs.X, inputs.names
+    mean = X.mean(axis=0)
+    std = X.std(axis=0)
+    constant = std == 0
+    scale = np.where(constant, 1.0, std)
+    inputs.X = (X - mean) / scale
+    inputs.scaler = {"mean": mean, "scale": scale}
+    if constant.any():
+        which = [names[j] if names else str(j) for j in np.flatnonzero(constant)]
+        rep.warning(f"--standardize: constant column(s) {', '.join(which)} "
+                    "set to 0")
