@@ -1,0 +1,34 @@
+"""The command line imports only the standard library until a command runs.
+
+``smiclust --help`` and argument errors should be quick: building the parser
+imports ``smiclust.cli``, ``smiclust.commands`` and each command's module for
+its ``add_parser``, and nothing else; numpy, scipy, scikit-learn, joblib,
+pandas and matplotlib are imported inside the commands' ``run``.
+"""
+
+import json
+import subprocess
+import sys
+
+CODE = """
+import json, sys
+import smiclust
+before = set(sys.modules)
+from smiclust.cli import build_parser
+build_parser()
+new = sorted(set(sys.modules) - before)
+print(json.dumps(new))
+"""
+
+
+def test_building_the_parser_imports_only_the_standard_library():
+    proc = subprocess.run([sys.executable, "-c", CODE], capture_output=True,
+                          text=True, check=True)
+    new = json.loads(proc.stdout)
+    ours = [m for m in new if m.split(".")[0] == "smiclust"]
+    others = [m for m in new if m.split(".")[0] != "smiclust"
+              and m.split(".")[0].lstrip("_") not in sys.stdlib_module_names
+              and m.split(".")[0] not in sys.stdlib_module_names]
+    assert others == []
+    assert all(m == "smiclust.cli" or m.startswith("smiclust.commands")
+               for m in ours), ours
