@@ -9,7 +9,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
-from .constraints import link_matrix, link_violations
+from .constraints import link_matrix, link_violations, rank_suspect_links
 from .kernels import (
     local_scales,
     local_scaling_cross_kernel,
@@ -141,6 +141,13 @@ class SMIClustering(BaseLinkClustering):
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
         Links violated by ``labels_``.
+    suspect_links_ : dict of str to ndarray
+        The given links, most contradicted by the fit first, ready for
+        ``pandas.DataFrame``: ``i``, ``j``, ``kind`` ("must"/"cannot"),
+        ``index`` (row in the given links) and ``score`` in [0, 1]
+        (:func:`smiclust.constraints.rank_suspect_links`: 1 minus the
+        probability that the fit puts a must-linked pair together, or that
+        probability for a cannot-link). Re-check the links at the top.
     tuning_results_ : dict of str to ndarray
         Every candidate tried, ready for ``pandas.DataFrame``: parameters,
         LSMI (with the width and regularisation its CV chose), violations,
@@ -258,7 +265,16 @@ class SMIClustering(BaseLinkClustering):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def fit(self, X, y=None, *, must_link=None, cannot_link=None):
+    def fit(
+        self,
+        X,
+        y=None,
+        *,
+        must_link=None,
+        cannot_link=None,
+        must_link_weight=None,
+        cannot_link_weight=None,
+    ):
         """Cluster ``X``, with links if given, choosing parameters set to "auto".
 
         Parameters
@@ -272,12 +288,21 @@ class SMIClustering(BaseLinkClustering):
             Pairs of sample indices that should share a cluster.
         cannot_link : array-like of shape (n_cannot, 2), default=None
             Pairs of sample indices that should be in different clusters.
+        must_link_weight, cannot_link_weight : array-like of shape (n_pairs,), \
+default=None
+            Confidence of each link, ``>= 0`` (``None``: 1 each, the paper's
+            3SMIC). The weights are the entries of :math:`M` and :math:`C`,
+            move the kernel entry of a link towards 1 (must) or 0 (cannot) by
+            ``min(w, 1)`` of the way, and count a violated link by its weight
+            in the selection criterion.
 
         Returns
         -------
         self : SMIClustering
         """
-        inputs = self._validate_fit(X, must_link, cannot_link)
+        inputs = self._validate_fit(
+            X, must_link, cannot_link, must_link_weight, cannot_link_weight
+        )
         must, cannot = inputs.must_link, inputs.cannot_link
         t_grid = self._n_neighbors_grid(inputs.n_samples)
         candidates = self._candidate_grid(t_grid, len(must), len(cannot))
@@ -304,6 +329,8 @@ class SMIClustering(BaseLinkClustering):
             random_state=solver_seed,
             tol=self.tol,
             max_iter=self.max_iter,
+            must_weight=inputs.must_weight,
+            cannot_weight=inputs.cannot_weight,
         )
         self._store_solution(inputs, solution, (t, gamma, eta), search, candidates)
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
@@ -394,6 +421,8 @@ class SMIClustering(BaseLinkClustering):
             n_jobs=self.n_jobs,
             verbose=self.verbose,
             violation_penalty=self.violation_penalty,
+            must_weight=inputs.must_weight,
+            cannot_weight=inputs.cannot_weight,
         )
 
     def _store_solution(self, inputs, solution, params, search, candidates):
@@ -401,9 +430,7 @@ class SMIClustering(BaseLinkClustering):
         c = inputs.n_clusters
         must, cannot = inputs.must_link, inputs.cannot_link
         self.affinity_matrix_ = solution.affinity
-        self.n_graph_components_ = _warn_if_disconnected(
-            solution.affinity, must, cannot, c
-        )
+        self.n_graph_components_ = _warn_if_disconnected(solution.affinity, inputs)
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
         self.eigenvalues_ = solution.eigenvalues
@@ -416,6 +443,7 @@ class SMIClustering(BaseLinkClustering):
         self.n_neighbors_, self.gamma_, self.eta_ = params
         violated_must, violated_cannot = link_violations(self.labels_, must, cannot)
         self.n_violations_ = int(violated_must.sum() + violated_cannot.sum())
+        self.suspect_links_ = rank_suspect_links(self.proba_, must, cannot)
         self.n_candidates_ = len(candidates)
         if search is None:
             self.tuning_results_ = _single_row(
@@ -483,11 +511,15 @@ def _warn_if_rank_deficient(eigenvalues, c):
         )
 
 
-def _warn_if_disconnected(affinity, must, cannot, c):
+def _warn_if_disconnected(affinity, inputs):
     """Warn when the graph of ``K'`` and the links has more components than
     clusters; return the number of components."""
-    n = affinity.shape[0]
-    pattern = affinity + link_matrix(must, n) + link_matrix(cannot, n)
+    n, c = affinity.shape[0], inputs.n_clusters
+    pattern = (
+        affinity
+        + link_matrix(inputs.must_link, n, inputs.must_weight)
+        + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
+    )
     n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
     if c > 1 and n_components > c:
         warnings.warn(
@@ -516,7 +548,16 @@ def _single_row(t, gamma, eta, n_violations, n_found):
     }
 
 
-def smi_clustering(X, n_clusters=2, *, must_link=None, cannot_link=None, **params):
+def smi_clustering(
+    X,
+    n_clusters=2,
+    *,
+    must_link=None,
+    cannot_link=None,
+    must_link_weight=None,
+    cannot_link_weight=None,
+    **params,
+):
     """Cluster ``X`` with SMIC / 3SMIC and return the labels.
 
     Builds :class:`SMIClustering` ``(n_clusters, **params)`` and fits it.
@@ -534,4 +575,11 @@ def smi_clustering(X, n_clusters=2, *, must_link=None, cannot_link=None, **param
     (60,)
     """
     model = SMIClustering(n_clusters, **params)
-    return model.fit(X, must_link=must_link, cannot_link=cannot_link).labels_
+    model.fit(
+        X,
+        must_link=must_link,
+        cannot_link=cannot_link,
+        must_link_weight=must_link_weight,
+        cannot_link_weight=cannot_link_weight,
+    )
+    return model.labels_

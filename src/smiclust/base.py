@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from .constraints import check_constraints
+from .constraints import check_constraints, check_link_weights
 from .neighbors import nearest_neighbors
 from .utils import draw_seeds, validate_params, validate_training_samples
 
@@ -37,6 +37,8 @@ class FitInputs:
         (:func:`smiclust.utils.unit_exponent`).
     must_link, cannot_link : ndarray of shape (n_pairs, 2)
         Canonical links (:func:`smiclust.constraints.check_constraints`).
+    must_weight, cannot_weight : ndarray of shape (n_pairs,) or None
+        Validated link weights; ``None`` when not given (weight 1 each).
     feature_attributes : dict
         ``n_features_in_`` and, for named columns, ``feature_names_in_``, set on
         the estimator by :meth:`BaseLinkClustering._accept_inputs`.
@@ -48,6 +50,8 @@ class FitInputs:
     must_link: np.ndarray
     cannot_link: np.ndarray
     feature_attributes: dict
+    must_weight: np.ndarray | None = None
+    cannot_weight: np.ndarray | None = None
 
     @property
     def n_samples(self):
@@ -65,8 +69,11 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
     names, so ``predict`` still reads columns the old way).
     """
 
-    def _validate_fit(self, X, must_link, cannot_link):
-        """Validate the parameters, ``X`` and the links; change nothing on self.
+    def _validate_fit(
+        self, X, must_link, cannot_link, must_link_weight=None, cannot_link_weight=None
+    ):
+        """Validate the parameters, ``X``, the links and their weights; change
+        nothing on self.
 
         Returns
         -------
@@ -81,12 +88,20 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         must, cannot = check_constraints(
             must_link, cannot_link, X.shape[0], owner=owner
         )
+        weights = [
+            None if w is None else check_link_weights(w, len(links), name=name,
+                                                      owner=owner)
+            for w, links, name in (
+                (must_link_weight, must, "must_link_weight"),
+                (cannot_link_weight, cannot, "cannot_link_weight"),
+            )
+        ]
         features = {
             name: proxy.__dict__[name]
             for name in _FEATURE_ATTRIBUTES
             if name in proxy.__dict__
         }
-        return FitInputs(X, c, exponent, must, cannot, features)
+        return FitInputs(X, c, exponent, must, cannot, features, *weights)
 
     def _accept_inputs(self, inputs):
         """Record the validated features on the estimator (after every check)."""

@@ -19,10 +19,12 @@ __all__ = [
     "check_constraints",
     "conflicting_cannot_links",
     "link_matrix",
+    "check_link_weights",
     "pairs_from_labels",
     "sample_links",
     "count_violations",
     "link_violations",
+    "rank_suspect_links",
     "pairs_in_both",
 ]
 
@@ -242,23 +244,82 @@ def pairs_in_both(a, b):
     return b[np.isin(b_keys, a_keys)].astype(np.intp)
 
 
-def link_matrix(pairs, n_samples):
-    """Symmetric 0/1 sparse matrix with ones at the linked pairs (zero diagonal).
+def link_matrix(pairs, n_samples, weights=None):
+    """Symmetric sparse matrix with the link weights at the linked pairs.
 
-    Prior validation by :func:`check_links` is assumed.
+    Prior validation by :func:`check_links` (and :func:`check_link_weights`)
+    is assumed. The diagonal is 0.
+
+    Parameters
+    ----------
+    pairs : ndarray of shape (n_pairs, 2)
+    n_samples : int
+    weights : ndarray of shape (n_pairs,), default=None
+        ``None`` gives a 0/1 matrix.
 
     Returns
     -------
     L : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Entries of zero weight are not stored.
     """
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
     cols = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    data = np.ones(rows.size, dtype=np.float64)
+    if weights is None:
+        data = np.ones(rows.size, dtype=np.float64)
+    else:
+        data = np.tile(np.asarray(weights, dtype=np.float64), 2)
     L = sp.csr_matrix((data, (rows, cols)), shape=(n_samples, n_samples))
     L.sum_duplicates()
-    L.data[:] = 1.0
+    if weights is None:
+        L.data[:] = 1.0
+    L.eliminate_zeros()
     return L
+
+
+def check_link_weights(weights, n_pairs, *, name="must_link_weight", owner="fit"):
+    """Validate one non-negative finite weight per link.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_pairs,) or None
+        ``None`` means weight 1 for every link.
+    n_pairs : int
+        Number of links the weights belong to.
+    name, owner : str
+        Used in error messages.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_pairs,), float64
+        A new array.
+    """
+    if weights is None:
+        return np.ones(n_pairs)
+    prefix = f"The {name!r} parameter of {owner} must be"
+    try:
+        arr = np.asarray(weights)
+    except (ValueError, TypeError):
+        raise ValueError(f"{prefix} a 1-d array of numbers; got {weights!r}.") from None
+    if arr.dtype.kind == "b" or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise TypeError(
+            f"{prefix} a 1-d array of real numbers; got an array of dtype {arr.dtype}."
+        )
+    if arr.ndim != 1 or arr.shape[0] != n_pairs:
+        raise ValueError(
+            f"{prefix} of shape ({n_pairs},), one weight per link; got shape "
+            f"{arr.shape}."
+        )
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{prefix} finite and >= 0; weight {i} is {float(arr[i])!r}."
+        )
+    return arr
 
 
 def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
@@ -451,3 +512,42 @@ def link_violations(labels, must_link, cannot_link):
         y[must_link[:, 0]] != y[must_link[:, 1]],
         y[cannot_link[:, 0]] == y[cannot_link[:, 1]],
     )
+
+
+def rank_suspect_links(proba, must_link, cannot_link):
+    r"""The links ranked by how strongly a soft clustering contradicts them.
+
+    With :math:`p_i` the class probabilities of sample ``i``, the probability
+    that two samples share a cluster is :math:`s_{ij} = \sum_c p_i(c)p_j(c)`;
+    a must-link is contradicted by :math:`1 - s_{ij}`, a cannot-link by
+    :math:`s_{ij}`. Prior validation is assumed.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, n_clusters)
+        Rows summing to 1 (e.g. ``SMIClustering.proba_``).
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+
+    Returns
+    -------
+    suspects : dict of str to ndarray
+        One entry per link, most contradicted first (ties keep must-links
+        first, then the given order), ready for ``pandas.DataFrame``:
+        ``i``, ``j`` (the pair), ``kind`` ("must" or "cannot"), ``index``
+        (row in the given must-links or cannot-links) and ``score`` in [0, 1].
+    """
+    P = np.asarray(proba, dtype=np.float64)
+    same_must = np.einsum("ij,ij->i", P[must_link[:, 0]], P[must_link[:, 1]])
+    same_cannot = np.einsum("ij,ij->i", P[cannot_link[:, 0]], P[cannot_link[:, 1]])
+    pairs = np.vstack([must_link, cannot_link]).astype(np.intp).reshape(-1, 2)
+    score = np.clip(np.concatenate([1.0 - same_must, same_cannot]), 0.0, 1.0)
+    kind = np.array(["must"] * len(must_link) + ["cannot"] * len(cannot_link))
+    index = np.concatenate([np.arange(len(must_link)), np.arange(len(cannot_link))])
+    order = np.argsort(-score, kind="stable")
+    return {
+        "i": pairs[order, 0],
+        "j": pairs[order, 1],
+        "kind": kind[order],
+        "index": index[order],
+        "score": score[order],
+    }

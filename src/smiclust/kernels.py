@@ -187,8 +187,14 @@ def local_scaling_cross_kernel(
     return sp.vstack(blocks, format="csr")
 
 
-def modified_kernel(K, must_link, cannot_link):
-    """Kernel modification :math:`K'`: must-linked entries 1, cannot-linked 0.
+def modified_kernel(K, must_link, cannot_link, must_weight=None, cannot_weight=None):
+    r"""Kernel modification :math:`K'`: must-linked entries 1, cannot-linked 0.
+
+    With link weights :math:`w \ge 0` (confidence), an entry moves that far
+    towards its target, capped at the whole way:
+    :math:`K'_{ij} = K_{ij} + \min(w, 1)(1 - K_{ij})` for a must-link and
+    :math:`K'_{ij} = (1 - \min(w, 1))K_{ij}` for a cannot-link; weight 1 (the
+    default) is the paper's modification.
 
     Parameters
     ----------
@@ -196,6 +202,8 @@ def modified_kernel(K, must_link, cannot_link):
         Symmetric kernel with values in [0, 1].
     must_link, cannot_link : ndarray of shape (n_pairs, 2)
         Validated pairs.
+    must_weight, cannot_weight : ndarray of shape (n_pairs,), default=None
+        Validated link weights; ``None`` means 1 each.
 
     Returns
     -------
@@ -205,12 +213,16 @@ def modified_kernel(K, must_link, cannot_link):
     n = K.shape[0]
     K_mod = sp.csr_matrix(K, dtype=np.float64, copy=True)
     if len(cannot_link):
-        C = link_matrix(cannot_link, n)
+        C = link_matrix(cannot_link, n, _capped(cannot_weight))
         K_mod = K_mod - K_mod.multiply(C)
     if len(must_link):
-        Mo = link_matrix(must_link, n)
+        Mo = link_matrix(must_link, n, _capped(must_weight))
         K_mod = K_mod - K_mod.multiply(Mo) + Mo
     K_mod = sp.csr_matrix(K_mod)
     K_mod.eliminate_zeros()
     K_mod.sort_indices()
     return K_mod
+
+
+def _capped(weights):
+    return None if weights is None else np.minimum(weights, 1.0)

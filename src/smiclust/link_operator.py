@@ -28,8 +28,8 @@ class SMICOperator(LinearOperator):
     K_mod : sparse matrix of shape (n, n)
         The modified kernel :math:`K'`.
     must_matrix, cannot_matrix : sparse matrix of shape (n, n)
-        Off-diagonal 0/1 link matrices (:func:`smiclust.constraints.link_matrix`);
-        the unit diagonal of :math:`M` is added implicitly.
+        Off-diagonal link matrices (:func:`smiclust.constraints.link_matrix`),
+        0/1 or weighted; the unit diagonal of :math:`M` is added implicitly.
     gamma, eta : float
         Link weights, both ``>= 0``.
     """
@@ -73,19 +73,28 @@ class SMICOperator(LinearOperator):
         return self
 
 
-def dense_smic_matrix(K_mod, must_link, cannot_link, gamma, eta):
+def dense_smic_matrix(
+    K_mod, must_link, cannot_link, gamma, eta, must_weight=None, cannot_weight=None
+):
     """Dense :math:`U` formed term by term from the paper's formula.
 
-    A reference for tests and benchmarks only: ``O(n^2)`` memory.
+    A reference for tests and benchmarks only: ``O(n^2)`` memory. Link weights
+    (default 1) are the entries of :math:`M` and :math:`C`.
     """
     n = K_mod.shape[0]
     Kd = K_mod.toarray() if sp.issparse(K_mod) else np.asarray(K_mod)
+    must_link = np.asarray(must_link).reshape(-1, 2)
+    cannot_link = np.asarray(cannot_link).reshape(-1, 2)
+    if must_weight is None:
+        must_weight = np.ones(len(must_link))
+    if cannot_weight is None:
+        cannot_weight = np.ones(len(cannot_link))
     M = np.eye(n)
-    for i, j in np.asarray(must_link).reshape(-1, 2):
-        M[i, j] = M[j, i] = 1.0
+    for (i, j), w in zip(must_link, must_weight):
+        M[i, j] = M[j, i] = w
     C = np.zeros((n, n))
-    for i, j in np.asarray(cannot_link).reshape(-1, 2):
-        C[i, j] = C[j, i] = 1.0
+    for (i, j), w in zip(cannot_link, cannot_weight):
+        C[i, j] = C[j, i] = w
     middle = (
         2 * np.eye(n) + 2 * gamma * M + gamma**2 * M @ M - 2 * eta * C + eta**2 * C @ C
     )

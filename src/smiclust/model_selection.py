@@ -161,9 +161,14 @@ def _canonical(labels):
     return rank[inverse].astype(np.int32)
 
 
-def _count_violated(labels, must, cannot):
+def _count_violated(labels, must, cannot, must_weight=None, cannot_weight=None):
+    """Violated links: their number, or the sum of their weights when weighted."""
     violated_must, violated_cannot = link_violations(labels, must, cannot)
-    return int(violated_must.sum() + violated_cannot.sum())
+    if must_weight is None and cannot_weight is None:
+        return int(violated_must.sum() + violated_cannot.sum())
+    mw = np.ones(len(must)) if must_weight is None else must_weight
+    cw = np.ones(len(cannot)) if cannot_weight is None else cannot_weight
+    return float(mw[violated_must].sum() + cw[violated_cannot].sum())
 
 
 def _evaluate_batch(lsmi_design, labelings):
@@ -181,12 +186,14 @@ def _solve_group(
     eigen_solver,
     tol,
     max_iter,
+    must_weight=None,
+    cannot_weight=None,
 ):
     """Solve every (gamma, eta) of one ``t``; the kernel is built once and each
     solve is warm-started from the previous one's eigenvectors (sequential
     within the group, so the result does not depend on scheduling)."""
     K = local_scaling_kernel_from_neighbors(graph, t)
-    K_mod = modified_kernel(K, must, cannot)
+    K_mod = modified_kernel(K, must, cannot, must_weight, cannot_weight)
     out = []
     previous = None
     for gamma, eta in weights:
@@ -204,6 +211,8 @@ def _solve_group(
             max_iter=max_iter,
             K_mod=K_mod,
             warm_start=previous,
+            must_weight=must_weight,
+            cannot_weight=cannot_weight,
         )
         previous = sol.eigenvectors
         out.append((sol.labels, time.perf_counter() - start))
@@ -225,6 +234,8 @@ def search_parameters(
     n_jobs=None,
     verbose=0,
     violation_penalty=1.0,
+    must_weight=None,
+    cannot_weight=None,
 ):
     """Solve every candidate, score the labellings, choose by the criterion.
 
@@ -253,6 +264,9 @@ def search_parameters(
         Progress on stderr when positive.
     violation_penalty : float, default=1.0
         Weight of the violation term of :func:`selection_criterion`.
+    must_weight, cannot_weight : ndarray of shape (n_pairs,), default=None
+        Validated link weights (``None``: 1 each); :math:`n_v` is then the sum
+        of the weights of the violated links.
 
     Returns
     -------
@@ -273,6 +287,8 @@ def search_parameters(
             eigen_solver,
             tol,
             max_iter,
+            must_weight,
+            cannot_weight,
         )
         for t in ts
     )
@@ -312,7 +328,10 @@ def search_parameters(
     by_key = dict(zip(unique, scored))
 
     lsmi = np.array([by_key[k].score for k in keys])
-    nv = np.array([_count_violated(lab, must, cannot) for lab in labels])
+    nv = np.array([
+        _count_violated(lab, must, cannot, must_weight, cannot_weight)
+        for lab in labels
+    ])
     crit = selection_criterion(lsmi, nv, violation_penalty=violation_penalty)
     best = int(np.argmax(crit))
     order = np.argsort(-crit, kind="stable")

@@ -82,6 +82,8 @@ def solve_smic(
     max_iter=None,
     K_mod=None,
     warm_start=None,
+    must_weight=None,
+    cannot_weight=None,
 ):
     """Solve SMIC (no links) or 3SMIC for fixed parameters.
 
@@ -94,7 +96,10 @@ def solve_smic(
 
     Prior validation is assumed: ``K`` symmetric sparse with values in [0, 1],
     links canonical and consistent, ``gamma, eta >= 0`` (``eta`` is used as given;
-    the caller fixes it at 0 when ``n_clusters > 2``).
+    the caller fixes it at 0 when ``n_clusters > 2``), link weights ``>= 0``
+    (``None``: 1 each; they are the entries of :math:`M` and :math:`C` and
+    scale the kernel modification, see
+    :func:`~smiclust.kernels.modified_kernel`).
 
     Returns
     -------
@@ -102,9 +107,13 @@ def solve_smic(
     """
     n = K.shape[0]
     if K_mod is None:
-        K_mod = modified_kernel(K, must_link, cannot_link)
+        K_mod = modified_kernel(K, must_link, cannot_link, must_weight, cannot_weight)
     op = SMICOperator(
-        K_mod, link_matrix(must_link, n), link_matrix(cannot_link, n), gamma, eta
+        K_mod,
+        link_matrix(must_link, n, must_weight),
+        link_matrix(cannot_link, n, cannot_weight),
+        gamma,
+        eta,
     )
     vals, vecs = leading_eigenvectors(
         op,

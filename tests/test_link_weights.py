@@ -1,0 +1,147 @@
+"""Per-link confidence weights: the weighted operator against brute-force
+references, weight 1 equal to the paper's 3SMIC, weight 0 equal to no link."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from smiclust import SMIClustering, sample_links
+from smiclust.constraints import check_link_weights, link_matrix, rank_suspect_links
+from smiclust.kernels import local_scaling_kernel, modified_kernel
+from smiclust.link_operator import SMICOperator, dense_smic_matrix
+from smiclust.solver import solve_smic
+
+
+def _problem(seed, n=60, c=2, n_links=30):
+    rng = np.random.RandomState(seed)
+    y = np.repeat(np.arange(c), n // c)
+    X = rng.normal(scale=2.5, size=(c, 3))[y] + rng.normal(size=(n, 3))
+    must, cannot = sample_links(y, n_links, random_state=seed)
+    wm = rng.uniform(0, 2, size=len(must))
+    wc = rng.uniform(0, 2, size=len(cannot))
+    return X, y, must, cannot, wm, wc
+
+
+def _brute_modified_kernel(K, must, cannot, wm, wc):
+    Kd = K.toarray()
+    for (i, j), w in zip(cannot, wc):
+        Kd[i, j] = Kd[j, i] = (1 - min(w, 1)) * Kd[i, j]
+    for (i, j), w in zip(must, wm):
+        Kd[i, j] = Kd[j, i] = Kd[i, j] + min(w, 1) * (1 - Kd[i, j])
+    return Kd
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_kernel_and_operator_match_brute_force(seed):
+    X, _, must, cannot, wm, wc = _problem(seed)
+    K = local_scaling_kernel(X, 4)
+    K_mod = modified_kernel(K, must, cannot, wm, wc)
+    assert_allclose(K_mod.toarray(), _brute_modified_kernel(K, must, cannot, wm, wc),
+                    atol=1e-14)
+    n = X.shape[0]
+    op = SMICOperator(K_mod, link_matrix(must, n, wm), link_matrix(cannot, n, wc),
+                      0.7, 1.3)
+    U = dense_smic_matrix(K_mod, must, cannot, 0.7, 1.3, wm, wc)
+    V = np.random.RandomState(seed).normal(size=(n, 3))
+    assert_allclose(op @ V, U @ V, rtol=1e-10, atol=1e-10)
+
+
+def test_unit_weights_are_the_papers_3smic():
+    X, _, must, cannot, _, _ = _problem(1)
+    kw = dict(n_neighbors=[3, 5], random_state=0)
+    a = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
+    b = SMIClustering(2, **kw).fit(
+        X, must_link=must, cannot_link=cannot,
+        must_link_weight=np.ones(len(must)), cannot_link_weight=[1] * len(cannot),
+    )
+    assert_array_equal(a.labels_, b.labels_)
+    assert_allclose(a.eigenvectors_, b.eigenvectors_, atol=1e-12)
+    assert (a.n_neighbors_, a.gamma_, a.eta_) == (b.n_neighbors_, b.gamma_, b.eta_)
+
+
+def test_zero_weight_is_the_same_as_leaving_the_link_out():
+    X, _, must, cannot, _, _ = _problem(2)
+    keep = np.ones(len(must), dtype=bool)
+    keep[::3] = False
+    kw = dict(n_neighbors=[3, 5], gamma=[0.0, 1.0], random_state=0)
+    a = SMIClustering(2, **kw).fit(X, must_link=must[keep], cannot_link=cannot,
+                                   must_link_weight=np.ones(keep.sum()))
+    b = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot,
+                                   must_link_weight=keep.astype(float))
+    assert_array_equal(a.labels_, b.labels_)
+    assert_allclose(a.eigenvalues_, b.eigenvalues_, rtol=1e-10)
+    assert_array_equal(a.tuning_results_["criterion"], b.tuning_results_["criterion"])
+
+
+def test_weights_reach_the_solver():
+    X, _, must, cannot, wm, wc = _problem(3)
+    K = local_scaling_kernel(X, 4)
+    sol = solve_smic(K, must, cannot, 2, 1.0, 1.0, must_weight=wm,
+                     cannot_weight=wc, eigen_solver="dense", random_state=0)
+    U = dense_smic_matrix(modified_kernel(K, must, cannot, wm, wc), must, cannot,
+                          1.0, 1.0, wm, wc)
+    vals = np.linalg.eigvalsh(U)[::-1][:2]
+    assert_allclose(np.sort(sol.eigenvalues)[::-1], vals, rtol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "weights, error, match",
+    [
+        ([1.0, 2.0], ValueError, r"of shape \(3,\), one weight per link"),
+        ([1.0, -1.0, 1.0], ValueError, "finite and >= 0; weight 1 is -1.0"),
+        ([1.0, np.nan, 1.0], ValueError, "finite and >= 0; weight 1 is nan"),
+        ([1.0, np.inf, 1.0], ValueError, "weight 1 is inf"),
+        (["a", "b", "c"], TypeError, "real numbers; got an array of dtype <U1"),
+        ([True, False, True], TypeError, "dtype bool"),
+        ([[1.0, 1.0, 1.0]], ValueError, r"got shape \(1, 3\)"),
+    ],
+)
+def test_bad_weights_are_rejected_by_name(weights, error, match):
+    with pytest.raises(error, match=match):
+        check_link_weights(weights, 3, name="must_link_weight", owner="fit")
+    X = np.random.RandomState(0).normal(size=(20, 2))
+    with pytest.raises(error, match="'cannot_link_weight' parameter of SMIClustering"):
+        SMIClustering(2, n_neighbors=3).fit(
+            X, cannot_link=[[0, 1], [2, 3], [4, 5]], cannot_link_weight=weights
+        )
+
+
+def test_weights_are_not_modified():
+    X, _, must, cannot, wm, wc = _problem(4)
+    wm0, wc0 = wm.copy(), wc.copy()
+    SMIClustering(2, n_neighbors=4, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot, must_link_weight=wm,
+        cannot_link_weight=wc)
+    assert_array_equal(wm, wm0)
+    assert_array_equal(wc, wc0)
+
+
+def test_suspect_links_match_a_brute_force_ranking():
+    rng = np.random.RandomState(0)
+    P = rng.dirichlet(np.ones(3), size=12)
+    must = np.array([[0, 1], [2, 3], [4, 5]])
+    cannot = np.array([[6, 7], [8, 9]])
+    got = rank_suspect_links(P, must, cannot)
+    expected = []
+    for k, (i, j) in enumerate(must):
+        expected.append((1 - sum(P[i, c] * P[j, c] for c in range(3)), "must", k))
+    for k, (i, j) in enumerate(cannot):
+        expected.append((sum(P[i, c] * P[j, c] for c in range(3)), "cannot", k))
+    expected.sort(key=lambda e: -e[0])
+    assert_allclose(got["score"], [e[0] for e in expected], atol=1e-12)
+    assert got["kind"].tolist() == [e[1] for e in expected]
+    assert got["index"].tolist() == [e[2] for e in expected]
+
+
+def test_flipped_links_rank_first():
+    rng = np.random.RandomState(5)
+    y = np.repeat([0, 1], 60)
+    X = np.array([[0.0, 0.0], [8.0, 0.0]])[y] + rng.normal(size=(120, 2))
+    must, cannot = sample_links(y, 60, random_state=5)
+    flipped = np.array([must[0], must[1]])
+    model = SMIClustering(2, n_neighbors=5, random_state=0).fit(
+        X, must_link=must[2:], cannot_link=np.vstack([cannot, flipped])
+    )
+    top = model.suspect_links_
+    top_pairs = {(int(i), int(j)) for i, j in zip(top["i"][:2], top["j"][:2])}
+    assert top_pairs == {tuple(p) for p in flipped.tolist()}
