@@ -89,20 +89,22 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
     ``"arpack"`` runs three bounded stages, each falling back to the next with a
     :class:`~sklearn.exceptions.ConvergenceWarning` (stage 1 is skipped for
     ``n <= 2000`` or at most 2.5 links per sample, where stage 2's
-    factorisation is cheap; see :data:`_SLICING_FIRST_MAX_LINKS_PER_SAMPLE`):
+    factorisation is cheap; see :func:`_slicing_first`):
 
     1. ARPACK, regular-inverse mode on :math:`(S, M)`, with
        :math:`M^{-1}` from a sparse LU of the grounded Laplacian (the links never
        enter a factorisation). Fast on well-connected graphs; slow when
        :math:`\bar L` has tiny eigenvalues (weak bottlenecks), which create
-       huge negative :math:`\theta` that dominate the Krylov spectrum.
+       huge negative :math:`\theta` that dominate the Krylov spectrum
+       (:func:`_regular_inverse_stage`).
     2. ARPACK, shift-invert mode at :math:`\sigma > \theta_{\max}` found by
-       spectrum slicing (:class:`_Slicer`, starting from stage 1's largest
-       converged :math:`\theta`): every :math:`\theta \le 0` is mapped into
-       :math:`[-1/\sigma, 0)`, the largest :math:`\theta` to the extreme.
+       spectrum slicing (:class:`~._csc_slicing._Slicer`, starting from stage
+       1's largest converged :math:`\theta`): every :math:`\theta \le 0` is
+       mapped into :math:`[-1/\sigma, 0)`, the largest :math:`\theta` to the
+       extreme (:func:`_sliced_stages`).
     3. LOBPCG on :math:`(S, M - S/\sigma)` (positive definite for
        :math:`\sigma > \theta_{\max}`) preconditioned by its exact inverse, or on
-       :math:`(S, M)` if slicing failed.
+       :math:`(S, M)` if slicing failed (:func:`_shifted_lobpcg_stage`).
 
     ``"lobpcg"`` runs stage 3 on :math:`(S, M)` with :math:`M^{-1}` as
     preconditioner.
@@ -117,11 +119,9 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
         counter[0] += n
         S, M = pencil.dense()
         return la.eigh(S, M)
-    S_op, M_op, Minv_op = pencil.operators(counter)
+    ops = pencil.operators(counter)
     if solver == "lobpcg":
-        return _lobpcg(
-            S_op, M_op, Minv_op, _start_block(rng, v0, k, None), tol, max_iter
-        )
+        return _lobpcg(*ops, _start_block(rng, v0, k, None), tol, max_iter)
     if solver != "arpack":
         raise ValueError(
             "The 'eigen_solver' parameter must be a str among "
@@ -130,28 +130,64 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
         )
     partial_vals, partial_vecs = np.zeros(0), None
     if not _slicing_first(pencil):
-        try:
-            return eigsh(
-                S_op,
-                k=k,
-                M=M_op,
-                Minv=Minv_op,
-                which="LA",
-                v0=v0,
-                tol=tol,
-                maxiter=_MAX_ITER_REGULAR if max_iter is None else max_iter,
-            )
-        except ArpackError as err:  # includes ArpackNoConvergence
-            converged = np.asarray(getattr(err, "eigenvalues", ()), dtype=np.float64)
-            warnings.warn(
-                f"ARPACK did not converge for the {k} feasible eigenvectors of "
-                f"smallest lambda ({converged.size} converged; {_arpack_reason(err)}"
-                "); falling back to shift-invert with spectrum slicing.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
-            partial_vals = converged
-            partial_vecs = getattr(err, "eigenvectors", None)
+        converged, theta, X = _regular_inverse_stage(ops, k, v0, tol, max_iter)
+        if converged:
+            return theta, X
+        partial_vals, partial_vecs = theta, X
+    return _sliced_stages(
+        pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max_iter
+    )
+
+
+def _regular_inverse_stage(ops, k, v0, tol, max_iter):
+    r"""Stage 1 of :func:`_largest_theta`: ARPACK in regular-inverse mode.
+
+    ``ops`` is ``(S, M, M^{-1})`` (:meth:`~._csc_pencil.ReducedPencil.operators`).
+
+    Returns
+    -------
+    converged : bool
+    theta : ndarray of shape (k,) or (m,)
+        The eigenvalues; when not converged (after a
+        :class:`~sklearn.exceptions.ConvergenceWarning`), the ``m`` that did.
+    X : ndarray of shape (n, k) or (n, m), or None
+        The eigenvectors (None when ARPACK gave none back).
+    """
+    S_op, M_op, Minv_op = ops
+    try:
+        theta, X = eigsh(
+            S_op,
+            k=k,
+            M=M_op,
+            Minv=Minv_op,
+            which="LA",
+            v0=v0,
+            tol=tol,
+            maxiter=_MAX_ITER_REGULAR if max_iter is None else max_iter,
+        )
+    except ArpackError as err:  # includes ArpackNoConvergence
+        converged = np.asarray(getattr(err, "eigenvalues", ()), dtype=np.float64)
+        warnings.warn(
+            f"ARPACK did not converge for the {k} feasible eigenvectors of "
+            f"smallest lambda ({converged.size} converged; {_arpack_reason(err)}"
+            "); falling back to shift-invert with spectrum slicing.",
+            ConvergenceWarning,
+            stacklevel=5,
+        )
+        return False, converged, getattr(err, "eigenvectors", None)
+    return True, theta, X
+
+
+def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max_iter):
+    r"""Stages 2 and 3 of :func:`_largest_theta`, from stage 1's partial result.
+
+    A shift :math:`\sigma` above every :math:`\theta` is found by spectrum
+    slicing, starting above the largest positive ``partial_vals``; ARPACK then
+    runs in shift-invert mode at :math:`\sigma`, and LOBPCG if it fails. When
+    slicing fails, LOBPCG runs on :math:`(S, M)`. The start blocks are drawn
+    from ``rng`` in this order: one before the shift-invert stage, one after it
+    fails.
+    """
     slicer = _Slicer(pencil)
     positive = partial_vals[partial_vals > 0]
     lower = float(positive.max()) if positive.size else None
@@ -163,14 +199,15 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
             "Spectrum slicing failed (singular or pivoted factorisation); "
             "falling back to LOBPCG.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
-        return _lobpcg(S_op, M_op, Minv_op, X0, tol, max_iter)
+        return _lobpcg(*ops, X0, tol, max_iter)
 
     def shift_inverse(Y):
         return slicer.shift_inverse(lu, sigma, Y)
 
-    OPinv = _symmetric_operator(n, lambda Y: -shift_inverse(Y))
+    S_op, M_op, _ = ops
+    OPinv = _symmetric_operator(pencil.n, lambda Y: -shift_inverse(Y))
     try:
         return eigsh(
             S_op,
@@ -189,10 +226,25 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
             f"Shift-invert ARPACK did not converge ({converged} of {k} converged; "
             f"{_arpack_reason(err)}); falling back to LOBPCG.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
         X0 = _start_block(rng, v0, k, getattr(err, "eigenvectors", None))
-    # (S, C), C = M - S / sigma: tau = sigma theta / (sigma - theta)
+    return _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
+
+
+def _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter):
+    r"""Stage 3 of :func:`_largest_theta`: LOBPCG on :math:`(S, C)`,
+    :math:`C = M - S/\sigma`, preconditioned by
+    :math:`C^{-1} = \sigma(\sigma M - S)^{-1}` (``shift_inverse``).
+
+    :math:`C` is positive definite for :math:`\sigma > \theta_{\max}`; the
+    eigenvalues :math:`\tau = \sigma\theta / (\sigma - \theta)` are mapped back
+    to :math:`\theta`. If LOBPCG cannot start (``C`` not positive definite on
+    ``X0`` in floating point), it runs on :math:`(S, M)` from a new random
+    block instead.
+    """
+    S_op, M_op, Minv_op = ops
+    n = S_op.shape[0]
     C_op = _symmetric_operator(n, lambda Y: M_op @ Y - (S_op @ Y) / sigma)
     Cinv_op = _symmetric_operator(n, lambda Y: sigma * shift_inverse(Y))
     try:
@@ -205,9 +257,9 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
             f"LOBPCG on the shifted pencil failed ({err}); running it on "
             "(S, M) from a random start instead.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=6,
         )
-        X0 = _start_block(rng, v0, k, None)
+        X0 = _start_block(rng, v0, X0.shape[1], None)
         return _lobpcg(S_op, M_op, Minv_op, X0, tol, max_iter)
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = sigma * tau / (sigma + tau)

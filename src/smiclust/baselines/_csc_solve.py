@@ -88,8 +88,12 @@ def solve_csc(
     r"""Constrained spectral clustering for a fixed affinity and constraints.
 
     Prior validation is assumed: ``A`` symmetric sparse with positive degrees,
-    ``Q`` from :func:`constraint_matrix`, ``n_clusters >= 2``, ``beta`` "auto"
-    or a float, ``n_candidates`` None (``max(20, 4 (K - 1))``) or int ``>= 1``.
+    ``Q`` from :func:`~._csc_pencil.constraint_matrix`, ``n_clusters >= 2``,
+    ``beta`` "auto" or a float, ``n_candidates`` None (``max(20, 4 (K - 1))``)
+    or int ``>= 1``.
+
+    ``random_state`` gives two seeds, in this order: the eigen-solvers' and
+    k-means'.
 
     Raises
     ------
@@ -103,7 +107,6 @@ def solve_csc(
     solution : CSCSolution
     """
     A = drop_negligible_edges(A)
-    n = A.shape[0]
     c = int(n_clusters)
     rng = check_random_state(random_state)
     solver_seed = rng.randint(_SEED_MAX)
@@ -111,52 +114,19 @@ def solve_csc(
     n_vectors = max(c - 1, 1)
     if n_candidates is None:
         n_candidates = max(20, 4 * n_vectors)
-    vol = float(_degrees(A).sum())
     Q = sp.csr_matrix(Q, dtype=np.float64)
-    constrained = Q.nnz > 0
-    if constrained:
-        Q_bar = _normalize(Q, 1.0 / np.sqrt(_degrees(A)))
-        q_vals = constraint_eigenvalues(Q_bar, n_vectors, random_state=solver_seed)
-        if isinstance(beta, str):
-            beta_value = auto_beta(q_vals, vol)
-        else:
-            beta_value = float(beta)
-            bound = float(q_vals[0]) * vol
-            if beta_value >= bound:
-                raise ValueError(
-                    "The 'beta' parameter of ConstrainedSpectralClustering must be "
-                    "below the feasibility bound lambda_max(Q_bar) * vol = "
-                    f"{bound!r} for these links. Got {beta!r} instead."
-                )
-    else:
-        beta_value = _unconstrained_beta(vol)
-
-    def solve(Q_used, beta_used, with_links):
-        pencil = reduced_pencil(A, Q_used, beta_used, drop_negligible=False)
-        return feasible_eigenvectors(
-            pencil,
-            n_candidates,
-            n_vectors=n_vectors,
-            constrained=with_links,
-            eigen_solver=eigen_solver,
-            random_state=solver_seed,
-            tol=tol,
-            max_iter=max_iter,
-        )
-
-    found = solve(Q, beta_value, constrained)
-    n_applied = found.n_operator_applications
-    if constrained and found.vectors.shape[1] == 0:
-        warnings.warn(
-            f"No feasible non-trivial eigenvector for beta={beta_value!r}; "
-            "falling back to unconstrained normalised spectral clustering.",
-            UserWarning,
-            stacklevel=3,
-        )
-        constrained = False
-        beta_value = _unconstrained_beta(vol)
-        found = solve(sp.csr_matrix((n, n)), beta_value, False)
-        n_applied += found.n_operator_applications
+    beta_value = _beta_value(A, Q, beta, n_vectors, random_state=solver_seed)
+    solver_options = dict(
+        n_candidates=n_candidates,
+        n_vectors=n_vectors,
+        eigen_solver=eigen_solver,
+        random_state=solver_seed,
+        tol=tol,
+        max_iter=max_iter,
+    )
+    found, beta_value, constrained, n_applied = _feasible_or_unconstrained(
+        A, Q, beta_value, solver_options
+    )
     lam, V, costs = found.eigenvalues, found.vectors, found.costs
     if V.shape[1] < n_vectors and V.shape[1] > 0:
         warnings.warn(
@@ -166,22 +136,9 @@ def solve_csc(
             stacklevel=3,
         )
     lam, V, costs = lam[:n_vectors], V[:, :n_vectors], costs[:n_vectors]
-    d = _degrees(A)
-    U = V / np.sqrt(d)[:, None]
-
-    mode = assign_labels
-    if mode == "auto":
-        mode = "threshold" if c == 2 else "kmeans"
-    if U.shape[1] == 0:
-        labels = np.zeros(n, dtype=np.intp)
-    elif mode == "threshold":
-        labels = (U[:, 0] > 0).astype(np.intp)
-    else:
-        km = KMeans(n_clusters=c, n_init=n_init, random_state=kmeans_seed)
-        labels = km.fit_predict(U)
-    _, labels = np.unique(labels, return_inverse=True)
+    U = V / np.sqrt(_degrees(A))[:, None]
     return CSCSolution(
-        labels=labels.astype(np.intp).ravel(),
+        labels=_assign_labels(U, c, assign_labels, n_init, kmeans_seed),
         embedding=U,
         eigenvalues=lam,
         costs=costs,
@@ -190,3 +147,86 @@ def solve_csc(
         constrained=bool(constrained),
         n_operator_applications=int(n_applied),
     )
+
+
+def _beta_value(A, Q, beta, n_vectors, *, random_state):
+    r""":math:`\beta` for the links ``Q`` (``beta`` as given to :func:`solve_csc`).
+
+    Without links, the unconstrained :math:`-\mathrm{vol}`; ``"auto"``:
+    :func:`~._csc_pencil.auto_beta`; a float is checked against the feasibility
+    bound :math:`\lambda_{\max}(\bar Q)\,\mathrm{vol}` (``ValueError``).
+    """
+    vol = float(_degrees(A).sum())
+    if Q.nnz == 0:
+        return _unconstrained_beta(vol)
+    Q_bar = _normalize(Q, 1.0 / np.sqrt(_degrees(A)))
+    q_vals = constraint_eigenvalues(Q_bar, n_vectors, random_state=random_state)
+    if isinstance(beta, str):
+        return auto_beta(q_vals, vol)
+    beta_value = float(beta)
+    bound = float(q_vals[0]) * vol
+    if beta_value >= bound:
+        raise ValueError(
+            "The 'beta' parameter of ConstrainedSpectralClustering must be "
+            "below the feasibility bound lambda_max(Q_bar) * vol = "
+            f"{bound!r} for these links. Got {beta!r} instead."
+        )
+    return beta_value
+
+
+def _feasible_or_unconstrained(A, Q, beta_value, solver_options):
+    r"""Feasible eigenvectors of the pencil of ``(A, Q, beta_value)``; if the
+    links leave none, those of the unconstrained problem, with a
+    ``UserWarning``.
+
+    Returns
+    -------
+    found : FeasibleEigenvectors
+    beta_value : float
+        The :math:`\beta` of ``found``.
+    constrained : bool
+        Whether ``found`` solves the problem with the links.
+    n_operator_applications : int
+        Summed over both solves.
+    """
+    constrained = Q.nnz > 0
+    pencil = reduced_pencil(A, Q, beta_value, drop_negligible=False)
+    found = feasible_eigenvectors(pencil, constrained=constrained, **solver_options)
+    n_applied = found.n_operator_applications
+    if constrained and found.vectors.shape[1] == 0:
+        warnings.warn(
+            f"No feasible non-trivial eigenvector for beta={beta_value!r}; "
+            "falling back to unconstrained normalised spectral clustering.",
+            UserWarning,
+            stacklevel=4,
+        )
+        n = A.shape[0]
+        constrained = False
+        beta_value = _unconstrained_beta(float(_degrees(A).sum()))
+        pencil = reduced_pencil(
+            A, sp.csr_matrix((n, n)), beta_value, drop_negligible=False
+        )
+        found = feasible_eigenvectors(pencil, constrained=False, **solver_options)
+        n_applied += found.n_operator_applications
+    return found, beta_value, constrained, n_applied
+
+
+def _assign_labels(U, n_clusters, assign_labels, n_init, random_state):
+    """Labels from the embedding ``U``, contiguous from 0.
+
+    ``"threshold"``: the sign of the first column; ``"kmeans"``: k-means;
+    ``"auto"``: threshold for two clusters, k-means otherwise. An empty
+    embedding puts every sample in cluster 0.
+    """
+    mode = assign_labels
+    if mode == "auto":
+        mode = "threshold" if n_clusters == 2 else "kmeans"
+    if U.shape[1] == 0:
+        labels = np.zeros(U.shape[0], dtype=np.intp)
+    elif mode == "threshold":
+        labels = (U[:, 0] > 0).astype(np.intp)
+    else:
+        km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
+        labels = km.fit_predict(U)
+    _, labels = np.unique(labels, return_inverse=True)
+    return labels.astype(np.intp).ravel()
