@@ -1,5 +1,6 @@
 import io
 import json
+import os
 
 import numpy as np
 import pytest
@@ -397,3 +398,44 @@ def test_read_links_accepts_ids_that_are_not_strings(tmp_path):
     path = write(tmp_path, "links.csv", "A,B\n1,2\n")
     links = read_links(path, ids=np.array([1, 2, 3]), n_samples=3)
     assert links.tolist() == [[1, 2]]  # a header, then row indices
+
+
+# ---------------------------------------------------------------------------
+# atomic_write
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode, old, new", [("w", "old\n", "new\n"),
+                                            ("wb", b"old\n", b"new\n")])
+def test_atomic_write_replaces_only_when_complete(tmp_path, mode, old, new):
+    from smiclust.io import atomic_write
+
+    path = tmp_path / "out.txt"
+    path.write_bytes(old if isinstance(old, bytes) else old.encode())
+    with pytest.raises(OSError, match="disk full"):
+        with atomic_write(path, mode) as f:
+            f.write(new)
+            raise OSError("disk full")
+    assert os.listdir(tmp_path) == ["out.txt"]
+    assert path.read_bytes() == (old if isinstance(old, bytes) else old.encode())
+    with atomic_write(path, mode) as f:
+        f.write(new)
+    assert os.listdir(tmp_path) == ["out.txt"]
+    assert path.read_bytes() == (new if isinstance(new, bytes) else new.encode())
+
+
+def test_write_assignments_failure_keeps_the_old_file(tmp_path, monkeypatch):
+    import smiclust.io._writers as writers
+
+    path = tmp_path / "out.csv"
+    path.write_text("old\n")
+
+    def failing(f, cols, format, delimiter=","):
+        f.write("cluster\n0\n")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writers, "_write_text", failing)
+    with pytest.raises(OSError, match="No space left"):
+        write_assignments(str(path), [0, 1])
+    assert path.read_text() == "old\n"
+    assert os.listdir(tmp_path) == ["out.csv"]

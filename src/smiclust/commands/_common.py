@@ -144,6 +144,19 @@ def require_matplotlib(path):
             f"{', '.join(sorted(supported))}")
 
 
+def save_figure(fig, path, option, *, dpi):
+    """Write a matplotlib figure to ``path`` (format from its suffix), atomically."""
+    from ..io import atomic_write
+
+    fmt = os.path.splitext(path)[1].lower().lstrip(".")
+    try:
+        with atomic_write(path, "wb") as f:
+            fig.savefig(f, format=fmt, dpi=dpi)
+    except (OSError, ValueError) as exc:
+        raise usage_error(f"cannot write {option} {path!r}: {one_line(exc)}") \
+            from None
+
+
 def _same_file(a, b):
     try:
         return os.path.samefile(a, b)

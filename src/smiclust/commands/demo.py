@@ -3,6 +3,7 @@
 import sys
 import time
 
+from . import _common
 from ._common import UsageError
 
 DEFAULT_FRACTIONS = (0.0, 0.002, 0.005, 0.01, 0.02)
@@ -43,6 +44,7 @@ def run(args):
 
     if any(not 0 <= f <= 1 for f in args.fractions):
         raise UsageError(f"--fractions must lie in [0, 1]; got {args.fractions}")
+    plot = _check_plot(args.plot)
     X, y = make_digits500(random_state=args.seed)
     n = X.shape[0]
     n_pairs = n * (n - 1) // 2
@@ -67,24 +69,32 @@ def run(args):
             f"{seconds:>8.2f}",
             flush=True,
         )
-    if args.plot:
-        _plot(rows, args.plot)
+    if plot:
+        _plot(rows, plot)
     return 0
 
 
-def _plot(rows, path):
+def _check_plot(path):
+    """The --plot file, checked before the work (format, folder); None for no
+    plot, also when matplotlib is not installed (said on stderr)."""
+    if not path:
+        return None
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401
     except ImportError:
-        print(
-            "matplotlib is not installed: no plot (pip install 'smiclust[plot]')",
-            file=sys.stderr,
-        )
-        return
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+        print("matplotlib is not installed: no plot (pip install 'smiclust[plot]')",
+              file=sys.stderr)
+        return None
+    _common.require_matplotlib(path)
+    _common.check_output_path(path, "--plot")
+    return path
+
+
+def _plot(rows, path):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5, 3.5), layout="constrained")
+    ax = fig.add_subplot()
     ax.plot([r[0] for r in rows], [r[1] for r in rows], "o-", label="3SMIC (auto)")
     ax.set_xlabel("number of links")
     ax.set_ylabel("ARI against the true digits")
@@ -92,7 +102,5 @@ def _plot(rows, path):
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _common.save_figure(fig, path, "--plot", dpi=120)
     print(f"plot written to {path}")

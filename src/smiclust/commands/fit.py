@@ -322,6 +322,7 @@ def _save(args, model, inputs, options, id_name):
     import joblib
 
     from .. import __version__
+    from ..io import atomic_write
 
     bundle = {
         "format": _common.MODEL_FORMAT,
@@ -339,7 +340,8 @@ def _save(args, model, inputs, options, id_name):
         "data": args.data,
     }
     try:
-        joblib.dump(bundle, args.save)
+        with atomic_write(args.save, "wb") as f:
+            joblib.dump(bundle, f)
     except OSError as exc:
         raise _common.usage_error(f"cannot write --save {args.save!r}: "
                                   f"{exc.strerror or exc}") from None
@@ -368,8 +370,4 @@ def _plot(args, model, X, must, cannot):
         fontsize="medium",
     )
     ax.grid(alpha=0.25)
-    try:
-        fig.savefig(args.plot, dpi=150)
-    except (OSError, ValueError) as exc:
-        raise _common.usage_error(f"cannot write --plot {args.plot!r}: "
-                                  f"{_common.one_line(exc)}") from None
+    _common.save_figure(fig, args.plot, "--plot", dpi=150)

@@ -7,7 +7,9 @@ Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
 - :func:`read_links`: must-links or cannot-links, two row references a line;
 - :func:`read_labels`: partial labels, unknown ones as ``-1``;
 - :func:`write_assignments`: one cluster (and optionally the class
-  probabilities) per input row, in input order, as CSV, JSON or Parquet.
+  probabilities) per input row, in input order, as CSV, JSON or Parquet;
+- :func:`atomic_write`: a file object whose content replaces a file only
+  once complete (every file the command line writes goes through it).
 
 Conventions. Line and column numbers in messages are 1-based, as a text editor
 or a spreadsheet shows them. Row references in link and label files are either
@@ -37,6 +39,7 @@ Examples
 [[0, 1]]
 """
 
+from ._atomic import atomic_write
 from ._labels import UNKNOWN_LABELS, read_labels
 from ._links import read_links
 from ._tables import read_table
@@ -53,6 +56,7 @@ __all__ = [
     "read_labels",
     "write_assignments",
     "assignment_columns",
+    "atomic_write",
     "format_from_suffix",
     "OUTPUT_FORMATS",
     "UNKNOWN_LABELS",

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 
+from ._atomic import atomic_write
 from ._common import PARQUET_SUFFIXES, file_suffix, import_pyarrow
 
 #: Formats of :func:`write_assignments`.
@@ -118,6 +119,8 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
     such input is read); JSON is a list of one object per row with the same
     keys as the CSV columns; Parquet has the same columns (ids as strings).
     Floats are written with the shortest text that reads back exactly.
+    A file named by ``path`` is replaced only once it is complete (see
+    :func:`atomic_write`): a failed write leaves the old file as it was.
     """
     if format is None:
         format = format_from_suffix(None if hasattr(path, "write") else path)
@@ -127,13 +130,18 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
     cols = assignment_columns(labels, proba, ids, id_name=id_name)
     if format == "parquet":
         pa, pq = import_pyarrow()
-        pq.write_table(pa.table(cols), path)
+        table = pa.table(cols)
+        if hasattr(path, "write"):
+            pq.write_table(table, path)
+        else:
+            with atomic_write(path, "wb") as f:
+                pq.write_table(table, f)
         return
     if hasattr(path, "write"):
         _write_text(path, cols, format)
     else:
         delimiter = "\t" if file_suffix(path) == ".tsv" else ","
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        with atomic_write(path, "w", newline="", encoding="utf-8") as f:
             _write_text(f, cols, format, delimiter)
 
 
