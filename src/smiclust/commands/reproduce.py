@@ -11,6 +11,8 @@ skips the runs already recorded.
 import json
 import sys
 
+from ._common import UsageError
+
 DEFAULT_OUT = "smiclust-reproduce"
 DEFAULT_OUT_QUICK = "smiclust-reproduce-quick"
 
@@ -28,7 +30,15 @@ def add_parser(subparsers):
             "OUT/records.csv as runs finish and are the cache of a resumed run; "
             "the figures and OUT/report.md (claims of the paper with verdicts) "
             "are computed from them. The full run takes hours; --quick about a "
-            "minute."
+            "minute. OUT is refused (exit 2, nothing written) when it is a "
+            "file, when another 'smiclust reproduce' is writing to it, or when "
+            "it holds a file this command did not write: a records.csv whose "
+            "first line is not the records header, a config.json that is not a "
+            "JSON object with the keys name, seeds, datasets and methods, or a "
+            "report.md that does not start with '# Reproduction of the 3SMIC "
+            "experiments'. Every file is replaced whole (records are appended a "
+            "line at a time), so an interrupted run leaves the previous files "
+            "intact."
         ),
     )
     p.add_argument("--quick", action="store_true",
@@ -58,10 +68,13 @@ def add_parser(subparsers):
                         "cores)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on the Dask cluster of this scheduler (e.g. "
-                        "tcp://127.0.0.1:8786) instead of local processes")
+                        "tcp://127.0.0.1:8786) instead of local processes; "
+                        "refused when it does not answer")
     p.add_argument("--out", metavar="DIR", default=None,
                    help=f"output directory (default: {DEFAULT_OUT}, --quick: "
-                        f"{DEFAULT_OUT_QUICK})")
+                        f"{DEFAULT_OUT_QUICK}); a directory written by this "
+                        "command is resumed, one holding other files named "
+                        "records.csv, config.json or report.md is refused")
     p.add_argument("--retry-failed", action="store_true",
                    help="run again the runs recorded as failed (e.g. after a "
                         "fix); the new record replaces the old one in the report")
@@ -80,7 +93,7 @@ def add_parser(subparsers):
 def _utc_time(text):
     import argparse
 
-    from ..experiments._runner import utc_time
+    from ..experiments import utc_time
 
     try:
         return utc_time(text)
@@ -92,21 +105,20 @@ def _utc_time(text):
 
 def build_config(args):
     """The config of the command line arguments (plain data)."""
-    from ..cli import UsageError
     from ..datasets import DATASETS
-    from ..experiments import _config as cfg
+    from ..experiments import METHODS, full_config, make_config, quick_config
 
-    base = cfg.quick_config() if args.quick else cfg.full_config()
-    full = cfg.full_config()
+    base = quick_config() if args.quick else full_config()
+    full = full_config()
     if args.datasets is not None:
         unknown = [d for d in args.datasets if d not in DATASETS]
         if unknown:
             raise UsageError(f"--datasets must be among {sorted(DATASETS)}; got "
                              f"{unknown}")
     if args.methods is not None:
-        unknown = [m for m in args.methods if m not in cfg.METHODS]
+        unknown = [m for m in args.methods if m not in METHODS]
         if unknown:
-            raise UsageError(f"--methods must be among {list(cfg.METHODS)}; got "
+            raise UsageError(f"--methods must be among {list(METHODS)}; got "
                              f"{unknown}")
     if args.seeds is not None and args.seeds < 1:
         raise UsageError(f"--seeds must be at least 1; got {args.seeds}")
@@ -132,37 +144,62 @@ def build_config(args):
         datasets[d] = spec
     overrides = {}
     for m in args.methods or list(base["methods"]):
-        settings = dict(base["methods"].get(m) or cfg.METHODS[m])
+        settings = dict(base["methods"].get(m) or METHODS[m])
         if args.time_budget is not None and settings["kind"] == "peer":
             settings["time_budget"] = args.time_budget
         overrides[m] = {k: settings[k] for k in
                         ("ts", "params", "time_budget", "max_samples",
                          "max_features") if k in settings}
     seeds = range(args.seeds) if args.seeds is not None else base["seeds"]
-    return cfg.make_config(base["name"], datasets=datasets, methods=list(overrides),
+    return make_config(base["name"], datasets=datasets, methods=list(overrides),
                            seeds=seeds, method_overrides=overrides)
 
 
 def run(args):
+    import contextlib
     from pathlib import Path
 
-    from ..cli import UsageError
+    from ..experiments import (
+        RECORDS_FILE,
+        OutputDirError,
+        SchedulerError,
+        check_out_dir,
+        check_scheduler,
+        lock_out_dir,
+    )
 
     out = Path(args.out or (DEFAULT_OUT_QUICK if args.quick else DEFAULT_OUT))
     config = build_config(args)
+    with contextlib.ExitStack() as stack:
+        try:  # every check before the first write
+            check_out_dir(out)
+            if args.report_only and not (out / RECORDS_FILE).is_file():
+                raise UsageError(f"--report-only: no records in {out / RECORDS_FILE}")
+            if args.scheduler is not None and not args.report_only:
+                check_scheduler(args.scheduler)
+            stack.enter_context(lock_out_dir(out))
+        except (OutputDirError, SchedulerError) as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:  # e.g. permission denied
+            raise UsageError(f"cannot write to {str(out)!r}: {exc}") from None
+        try:
+            result = _run_and_report(args, config, out)
+        except SchedulerError as exc:  # the scheduler went away since the check
+            raise UsageError(str(exc)) from None
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def _run_and_report(args, config, out):
+    """The runs and the report of the command; the caller holds the lock."""
     from ..experiments import RECORDS_FILE, run_experiment, write_report
 
     result = {"out": str(out)}
     if not args.report_only:
-        try:
-            result.update(run_experiment(config, out, n_jobs=args.n_jobs,
-                                         scheduler=args.scheduler,
-                                         retry_failed=args.retry_failed,
-                                         rerun_before=args.rerun_before))
-        except ValueError as exc:  # records file of another layout
-            raise UsageError(str(exc)) from None
-    elif not (out / RECORDS_FILE).exists():
-        raise UsageError(f"--report-only: no records in {out / RECORDS_FILE}")
+        result.update(run_experiment(config, out, n_jobs=args.n_jobs,
+                                     scheduler=args.scheduler,
+                                     retry_failed=args.retry_failed,
+                                     rerun_before=args.rerun_before))
     if not args.no_report:
         try:
             report = write_report(out / RECORDS_FILE, out, config=config)
@@ -172,5 +209,4 @@ def run(args):
             result["report"] = str(report)
             result["figures"] = sorted(str(p) for p in (out / "figures").glob("*.png"))
             print(f"report written to {report}", file=sys.stderr)
-    print(json.dumps(result, indent=2))
-    return 0
+    return result

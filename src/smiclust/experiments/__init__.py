@@ -27,15 +27,25 @@ from ._config import (
     quick_config,
 )
 from ._figures import plot_dataset, write_figures
+from ._output import (
+    CONFIG_FILE,
+    REPORT_FILE,
+    OutputDirError,
+    check_out_dir,
+    lock_out_dir,
+)
 from ._report import write_report
 from ._runner import (
     RECORD_FIELDS,
     RECORDS_FILE,
+    SchedulerError,
+    check_scheduler,
     load_problem,
     plan_runs,
     read_records,
     run_experiment,
     run_one,
+    utc_time,
 )
 from ._summary import load_records, summarize
 
@@ -56,6 +66,14 @@ __all__ = [
     "read_records",
     "run_experiment",
     "run_one",
+    "utc_time",
+    "SchedulerError",
+    "check_scheduler",
+    "CONFIG_FILE",
+    "REPORT_FILE",
+    "OutputDirError",
+    "check_out_dir",
+    "lock_out_dir",
     "CLAIMS",
     "THRESHOLDS",
     "evaluate_claims",

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from ._format import percent
+from ._output import write_atomically
 
 __all__ = ["plot_dataset", "write_figures"]
 
@@ -101,7 +102,11 @@ def plot_dataset(summary, dataset, preprocessing, ax=None):
 
 
 def write_figures(summary, out_dir):
-    """One PNG per data set and preprocessing in ``out_dir``; return the paths."""
+    """One PNG per data set and preprocessing in ``out_dir``; return the paths.
+
+    Each file is written whole or not at all (a failed write leaves the
+    previous figure).
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -116,7 +121,9 @@ def write_figures(summary, out_dir):
         plot_dataset(summary, dataset, preprocessing, ax=ax)
         fig.tight_layout()
         path = out_dir / f"{dataset}-{preprocessing}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        try:
+            write_atomically(path, lambda f: fig.savefig(f, format="png", dpi=110))
+        finally:
+            plt.close(fig)
         paths.append(path)
     return paths

@@ -13,6 +13,13 @@ from pathlib import Path
 from ._claims import THRESHOLDS, evaluate_claims
 from ._figures import write_figures
 from ._format import percent
+from ._output import (
+    REPORT_FILE,
+    REPORT_TITLE,
+    check_out_dir,
+    lock_out_dir,
+    write_text_atomically,
+)
 from ._summary import METHOD_LABELS, comparison_table, load_records, summarize
 
 __all__ = ["write_report"]
@@ -166,7 +173,7 @@ def _peers_section(df, config):
 def _header_section(df, records_path, config):
     """Title, config, counts of the records, run time and protocol."""
     total = float(df["seconds"].sum()) if len(df) else 0.0
-    lines = ["# Reproduction of the 3SMIC experiments", ""]
+    lines = [REPORT_TITLE, ""]
     if config is not None:
         lines.append(f"Config: **{config.get('name', '?')}**; the seeds and runs "
                      "actually recorded per data set and method are in *Coverage*.")
@@ -260,10 +267,26 @@ def write_report(records_path, out_dir, *, config=None, figures=True,
     Returns
     -------
     path : pathlib.Path
+
+    Raises
+    ------
+    OutputDirError
+        If ``out_dir`` holds files the reproduction did not write, or another
+        process is writing to it; nothing is written then.
     """
     out_dir = Path(out_dir)
-    df = load_records(records_path)
-    summary = summarize(df)
+    check_out_dir(out_dir)
+    with lock_out_dir(out_dir):
+        df = load_records(records_path)
+        summary = summarize(df)
+        lines = _report_lines(df, summary, records_path, out_dir, config=config,
+                              figures=figures, thresholds=thresholds)
+        return write_text_atomically(out_dir / REPORT_FILE, "\n".join(lines) + "\n")
+
+
+def _report_lines(df, summary, records_path, out_dir, *, config, figures,
+                  thresholds):
+    """The lines of the report (see :func:`write_report`); draws the figures."""
     figure_lines = _figures_section(summary, out_dir, figures)
     claims = evaluate_claims(summary, thresholds) if len(summary) else []
     lines = _header_section(df, records_path, config)
@@ -285,7 +308,4 @@ def write_report(records_path, out_dir, *, config=None, figures=True,
     lines += ["## Summary table (ARI mean ± std over seeds)", "",
               "Columns: number of links (fraction of all pairs).", ""]
     lines += _tables(summary)
-    lines += figure_lines
-    path = out_dir / "report.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return lines + figure_lines

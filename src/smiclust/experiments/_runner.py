@@ -7,12 +7,15 @@ random pairs typed by the true labels) and the method's randomness, so every
 method and every ``t`` of a seed sees the same data and the same links.
 
 Records are appended to ``records.csv`` in the output directory as runs
-finish; they are also the cache: a new invocation skips every run whose
-``run_id`` is already there (a partial last line left by an interruption is
-dropped first). Runs go through joblib (``return_as="generator_unordered"``),
-locally with ``n_jobs`` processes or, given a scheduler address, on a Dask
-cluster through ``joblib.parallel_config(backend="dask")``. A progress line per
-finished run goes to stderr.
+finish, one whole line at a time; they are also the cache: a new invocation
+skips every run whose ``run_id`` is already there (a partial last line left by
+an interruption is ignored, and cut off before the next append). What may be
+written where, the lock and the atomic writes are in
+:mod:`~smiclust.experiments._output`. Runs go through joblib
+(``return_as="generator_unordered"``), locally with ``n_jobs`` processes
+or, given a scheduler address, on a Dask cluster through
+``joblib.parallel_config(backend="dask")``. A progress line per finished run
+goes to stderr.
 """
 
 import csv
@@ -21,6 +24,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -31,6 +35,15 @@ from pathlib import Path
 import numpy as np
 
 from ._format import percent
+from ._output import (
+    CONFIG_FILE,
+    append_line,
+    check_out_dir,
+    cut_partial_last_line,
+    lock_out_dir,
+    read_records_text,
+    write_text_atomically,
+)
 
 __all__ = [
     "RECORD_FIELDS",
@@ -41,6 +54,10 @@ __all__ = [
     "load_problem",
     "read_records",
     "run_experiment",
+    "utc_time",
+    "SCHEDULER_TIMEOUT",
+    "SchedulerError",
+    "check_scheduler",
 ]
 
 #: Name of the records file in the output directory.
@@ -367,41 +384,25 @@ def run_one(run):
 # ---------------------------------------------------------------------------
 
 
-def _repair(path):
-    """Drop a partial last line (left by an interruption) from ``path``."""
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
-
-
 def read_records(path):
     """Records of a records file as a list of dicts of strings.
 
-    A partial last line is removed from the file first. Rows whose number of
-    fields is wrong are ignored.
+    Reads only. A partial last line (left by an interruption) and rows whose
+    number of fields is wrong are ignored; a missing or empty file has no
+    records.
 
     Raises
     ------
-    ValueError
-        If the header is not :data:`RECORD_FIELDS`.
+    OutputDirError
+        (a ``ValueError``) If the file is not UTF-8 text whose first line is
+        the header of :data:`RECORD_FIELDS`; the message names the file.
     """
     path = Path(path)
-    if not path.exists() or path.stat().st_size == 0:
+    if not path.exists() and not path.is_symlink():
         return []
-    _repair(path)
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None:
-            return []
-        if tuple(header) != RECORD_FIELDS:
-            raise ValueError(
-                f"The records file {str(path)!r} has the columns {header}, not "
-                f"{list(RECORD_FIELDS)}; write to another output directory."
-            )
-        return [dict(zip(RECORD_FIELDS, row)) for row in reader
-                if len(row) == len(RECORD_FIELDS)]
+    reader = csv.reader(io.StringIO(read_records_text(path), newline=""))
+    return [dict(zip(RECORD_FIELDS, row)) for row in reader
+            if len(row) == len(RECORD_FIELDS)]
 
 
 def _format(value):
@@ -414,27 +415,77 @@ def _format(value):
     return str(value)
 
 
+def _csv_line(values):
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    return buffer.getvalue()
+
+
 class _RecordWriter:
+    """Appends records to ``path``, one whole line per ``write`` call.
+
+    A missing file, or one holding only a part of the header, is (re)written
+    with the header alone, atomically; a partial last line is cut off. The
+    caller holds the lock of the directory.
+    """
+
     def __init__(self, path):
         self.path = Path(path)
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        self._file = open(self.path, "a", newline="", encoding="utf-8")
-        self._writer = csv.writer(self._file, lineterminator="\n")
-        if new:
-            self._writer.writerow(RECORD_FIELDS)
-            self._file.flush()
+        if not self.path.exists() or b"\n" not in self.path.read_bytes():
+            write_text_atomically(self.path, _csv_line(RECORD_FIELDS))
+        else:
+            cut_partial_last_line(self.path)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
 
     def write(self, record):
-        self._writer.writerow([_format(record.get(k)) for k in RECORD_FIELDS])
-        self._file.flush()
+        append_line(self._fd, _csv_line([_format(record.get(k))
+                                         for k in RECORD_FIELDS]))
 
     def close(self):
-        self._file.close()
+        os.close(self._fd)
 
 
 # ---------------------------------------------------------------------------
 # execution
 # ---------------------------------------------------------------------------
+
+
+#: Seconds to wait for the Dask scheduler to answer.
+SCHEDULER_TIMEOUT = 10.0
+
+
+class SchedulerError(ValueError):
+    """The Dask scheduler cannot be reached; the message names its address."""
+
+
+def _client(scheduler):
+    """A ``distributed.Client`` of ``scheduler``, or SchedulerError."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SchedulerError(
+            f"--scheduler {scheduler}: dask.distributed is not installed "
+            "(pip install 'smiclust[dask]')"
+        ) from None
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, ValueError, TypeError) as exc:
+        raise SchedulerError(
+            f"cannot reach the Dask scheduler at {scheduler!r}: "
+            f"{' '.join(str(exc).split()) or type(exc).__name__}"
+        ) from None
+
+
+def check_scheduler(scheduler):
+    """Connect to the Dask scheduler at ``scheduler`` and disconnect.
+
+    Raises
+    ------
+    SchedulerError
+        (a ``ValueError``) If it cannot be reached within
+        :data:`SCHEDULER_TIMEOUT` seconds.
+    """
+    _client(scheduler).close()
 
 
 @contextmanager
@@ -443,9 +494,8 @@ def _backend(scheduler):
         yield
         return
     import joblib
-    from distributed import Client
 
-    with Client(scheduler) as client, joblib.parallel_config(backend="dask"):
+    with _client(scheduler) as client, joblib.parallel_config(backend="dask"):
         yield client
 
 
@@ -531,6 +581,8 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
         See :mod:`smiclust.experiments._config`.
     out : str or path
         Output directory (created); holds ``records.csv`` and ``config.json``.
+        Checked first (:func:`~smiclust.experiments.check_out_dir`) and locked
+        while the runs go (:func:`~smiclust.experiments.lock_out_dir`).
     n_jobs : int, default=1
         Runs in parallel (joblib processes); ignored with ``scheduler``, where
         every worker thread of the cluster takes runs.
@@ -552,51 +604,69 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
     summary : dict
         ``records`` (path), ``n_runs``, ``already_done``, ``new_runs``,
         ``new_failed``, ``new_skipped``, ``wall_seconds``.
-    """
-    from joblib import Parallel
 
+    Raises
+    ------
+    OutputDirError
+        If ``out`` holds files the reproduction did not write, or another
+        process is writing to it; nothing is written then.
+    SchedulerError
+        If ``scheduler`` cannot be reached; nothing is written then.
+    """
     stream = sys.stderr if progress is None else (progress or io.StringIO())
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    check_out_dir(out)
     path = out / RECORDS_FILE
     runs = plan_runs(config)
-    todo = _runs_to_do(runs, read_records(path), retry_failed=retry_failed,
-                       rerun_before=rerun_before)
-    summary = {
-        "records": str(path),
-        "n_runs": len(runs),
-        "already_done": len(runs) - len(todo),
-        "new_runs": 0,
-        "new_failed": 0,
-        "new_skipped": 0,
-    }
-    print(
-        f"smiclust reproduce ({config['name']}): {len(runs)} runs, "
-        f"{summary['already_done']} already in {path}, {len(todo)} to do",
-        file=stream, flush=True,
-    )
-    timed_out = _TimedOutPeers()
-    start = time.perf_counter()
-    writer = _RecordWriter(path)
-    try:
-        if todo:
-            with _backend(scheduler):
+
+    def to_do():
+        return _runs_to_do(runs, read_records(path), retry_failed=retry_failed,
+                           rerun_before=rerun_before)
+
+    # connect before the first write: an unreachable scheduler changes nothing
+    with _backend(scheduler if to_do() else None), lock_out_dir(out):
+        todo = to_do()  # again, under the lock
+        write_text_atomically(out / CONFIG_FILE, json.dumps(config, indent=2) + "\n")
+        summary = {
+            "records": str(path),
+            "n_runs": len(runs),
+            "already_done": len(runs) - len(todo),
+            "new_runs": 0,
+            "new_failed": 0,
+            "new_skipped": 0,
+        }
+        print(
+            f"smiclust reproduce ({config['name']}): {len(runs)} runs, "
+            f"{summary['already_done']} already in {path}, {len(todo)} to do",
+            file=stream, flush=True,
+        )
+        start = time.perf_counter()
+        writer = _RecordWriter(path)
+        try:
+            if todo:
                 jobs = -1 if scheduler is not None else n_jobs
-                parallel = Parallel(n_jobs=jobs, return_as="generator_unordered",
-                                    pre_dispatch="n_jobs" if jobs != 1 else "1")
-                tasks = (timed_out.task(run) for run in todo)
-                for i, record in enumerate(parallel(tasks), start=1):
-                    writer.write(record)
-                    summary["new_runs"] += 1
-                    if record["status"] in ("failed", "skipped"):
-                        summary[f"new_{record['status']}"] += 1
-                    timed_out.note(record)
-                    print(_progress_line(i, len(todo), record,
-                                         time.perf_counter() - start),
-                          file=stream, flush=True)
-    finally:
-        writer.close()
+                _run_all(todo, writer, jobs, stream, summary)
+        finally:
+            writer.close()
     summary["wall_seconds"] = round(time.perf_counter() - start, 2)
     return summary
 
+
+def _run_all(todo, writer, n_jobs, stream, summary):
+    """Carry out ``todo`` through joblib, appending each record as it comes and
+    counting it in ``summary``."""
+    from joblib import Parallel
+
+    timed_out = _TimedOutPeers()
+    start = time.perf_counter()
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered",
+                        pre_dispatch="n_jobs" if n_jobs != 1 else "1")
+    tasks = (timed_out.task(run) for run in todo)
+    for i, record in enumerate(parallel(tasks), start=1):
+        writer.write(record)
+        summary["new_runs"] += 1
+        if record["status"] in ("failed", "skipped"):
+            summary[f"new_{record['status']}"] += 1
+        timed_out.note(record)
+        print(_progress_line(i, len(todo), record, time.perf_counter() - start),
+              file=stream, flush=True)
