@@ -25,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import smiclust.eigensolvers as core_solver
+from smiclust import eigensolvers
 from smiclust.baselines import (
     ConstrainedSpectralClustering,
     SpectralLearning,
@@ -231,7 +231,7 @@ def test_sl_arpack_non_convergence_falls_back(monkeypatch):
     def failing_eigsh(*args, **kwargs):
         raise ArpackNoConvergence("no", np.empty(0), np.empty((args[0].shape[0], 0)))
 
-    monkeypatch.setattr(core_solver, "eigsh", failing_eigsh)
+    monkeypatch.setattr(eigensolvers, "eigsh", failing_eigsh)
     X, y = _overlapping_blobs()
     must, cannot = sample_links(y, 20, random_state=0)
     with pytest.warns(ConvergenceWarning, match="falling back to LOBPCG"):
@@ -457,7 +457,7 @@ def test_csc_lobpcg_on_shifted_pencil_failing_falls_back_to_s_m(monkeypatch):
     after ARPACK error 3, LOBPCG on (S, M - S / sigma) raised "linearly
     dependent initial approximations" (the block was not C-positive); the fit
     must go on with LOBPCG on (S, M)."""
-    real_lobpcg = csc_module.lobpcg
+    real_lobpcg = eigensolvers.lobpcg
     calls = []
 
     def eigsh_fails(A, *args, **kwargs):
@@ -470,7 +470,7 @@ def test_csc_lobpcg_on_shifted_pencil_failing_falls_back_to_s_m(monkeypatch):
         return real_lobpcg(A, X, *args, **kwargs)
 
     monkeypatch.setattr(csc_module, "eigsh", eigsh_fails)
-    monkeypatch.setattr(csc_module, "lobpcg", first_lobpcg_fails)
+    monkeypatch.setattr(eigensolvers, "lobpcg", first_lobpcg_fails)
     model, messages, (beta, lam_ref, V_ref, cost_ref, d) = _fit_moons_with_warnings()
     assert any("shifted pencil failed (Linearly dependent" in m for m in messages)
     assert len(calls) == 2 and calls[0] is not calls[1]  # (S, C), then (S, M)
@@ -748,17 +748,20 @@ def test_negligible_edges_are_dropped():
 
 @pytest.mark.parametrize(
     "n, n_links, first",
-    [(2000, 10**5, True),  # small: always shift-invert first
-     (5000, 12500, True),  # 2.5 links per sample
-     (5000, 12501, False),
-     (5000, 0, True)],
+    [
+        (2000, 10**5, True),  # small: always shift-invert first
+        (5000, 12500, True),  # 2.5 links per sample
+        (5000, 12501, False),
+        (5000, 0, True),
+    ],
 )
 def test_csc_stage_order_depends_on_size_and_links(n, n_links, first):
     from types import SimpleNamespace
 
     rows = np.arange(n_links) % n
     cols = (rows + 1 + np.arange(n_links) // n) % n
-    Q = sp.csr_matrix((np.ones(2 * n_links), (np.r_[rows, cols], np.r_[cols, rows])),
-                      shape=(n, n))
+    Q = sp.csr_matrix(
+        (np.ones(2 * n_links), (np.r_[rows, cols], np.r_[cols, rows])), shape=(n, n)
+    )
     assert Q.nnz == 2 * n_links  # distinct pairs in this construction
     assert csc_module._slicing_first(SimpleNamespace(n=n, Q_bar=Q)) is first

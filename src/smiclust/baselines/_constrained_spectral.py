@@ -31,28 +31,17 @@ factorisations only. The numerics live beside this module:
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_random_state
 
-from ..constraints import check_constraints
+from ..base import BaseLinkClustering
 from ..kernels import local_scaling_kernel_from_neighbors
-from ..neighbors import nearest_neighbors
-from ..utils._checks import check_n_neighbors, validate_training_samples
-from ..utils._validation import (
-    Interval,
-    Options,
-    check_random_state_param,
-    validate_params,
-)
+from ..utils import Interval, Options, check_n_neighbors, check_random_state_param
 from ._csc_pencil import constraint_matrix
 from ._csc_solve import solve_csc
 
 __all__ = ["ConstrainedSpectralClustering", "constrained_spectral_clustering"]
 
-_SEED_MAX = np.iinfo(np.int32).max
 
-
-class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
+class ConstrainedSpectralClustering(BaseLinkClustering):
     r"""Constrained spectral clustering (Wang & Davidson, 2010; K-way 2014).
 
     The constraints enter through a matrix :math:`Q` (:math:`Q_{ij} = Q_{ji} =
@@ -312,28 +301,19 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         -------
         self : ConstrainedSpectralClustering
         """
+        inputs = self._validate_fit(X, must_link, cannot_link)
         owner = type(self).__name__
-        validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
-        X, c, exponent = validate_training_samples(self, X, self.n_clusters)
-        n = X.shape[0]
+        n, c = inputs.n_samples, inputs.n_clusters
         t = check_n_neighbors(self.n_neighbors, n, owner=owner)
         if self.assign_labels == "threshold" and c != 2:
             raise ValueError(
                 f"The 'assign_labels' parameter of {owner} can be 'threshold' only "
                 f"when n_clusters == 2. Got n_clusters={c!r}."
             )
-        must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
+        self._accept_inputs(inputs)
 
-        rng = check_random_state(self.random_state)
-        solver_seed = rng.randint(_SEED_MAX)
-        neighbor_seed = rng.randint(_SEED_MAX)
-        graph = nearest_neighbors(
-            np.ldexp(X, -exponent) if exponent else X,  # extreme scales at unit scale
-            t,
-            algorithm=self.neighbor_algorithm,
-            n_jobs=self.n_jobs,
-            random_state=neighbor_seed,
-        )
+        solver_seed, neighbor_seed = self._draw_seeds(2)
+        graph = self._neighbor_graph(inputs, t, neighbor_seed)
         A = local_scaling_kernel_from_neighbors(graph, t)
         self.affinity_matrix_ = A
         if c == 1:
@@ -346,7 +326,7 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
             self.constrained_ = False
             self.n_iter_ = 1
             return self
-        Q = constraint_matrix(must, cannot, n)
+        Q = constraint_matrix(inputs.must_link, inputs.cannot_link, n)
         solution = solve_csc(
             A,
             Q,
@@ -369,11 +349,6 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         self.constrained_ = solution.constrained
         self.n_iter_ = max(solution.n_operator_applications, 1)
         return self
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        return tags
 
 
 def constrained_spectral_clustering(

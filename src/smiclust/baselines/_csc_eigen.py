@@ -20,12 +20,17 @@ from scipy.sparse.linalg import (
     ArpackNoConvergence,
     LinearOperator,
     eigsh,
-    lobpcg,
 )
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..eigensolvers import leading_eigenvectors
+from ..eigensolvers import (
+    DENSE_MAX_SAMPLES,
+    leading_eigenvectors,
+    lobpcg_largest,
+    peak_signs,
+    start_block,
+)
 from ._csc_pencil import _symmetric_operator, _theta_scale
 from ._csc_slicing import _Slicer
 
@@ -34,10 +39,6 @@ __all__ = [
     "feasible_eigenvectors",
     "FeasibleEigenvectors",
 ]
-
-#: Inputs with at most this many samples are solved densely (as in
-#: :data:`smiclust._solver.DENSE_MAX_SAMPLES`); so is ``n <= 3 n_candidates``.
-DENSE_MAX_SAMPLES = 20
 
 #: Relative thresholds: an eigenvector is trivial when its cost
 #: :math:`v^\top\bar L v / v^\top v` is below ``_TRIVIAL_COST`` or when
@@ -73,12 +74,11 @@ def _slicing_first(pencil):
     )
 
 
-#: Default bounds of the three stages of the partial solver (``max_iter=None``):
-#: ARPACK restarts in regular-inverse mode, ARPACK restarts in shift-invert mode,
-#: LOBPCG iterations.
+#: Default bounds of the ARPACK stages of the partial solver (``max_iter=None``):
+#: restarts in regular-inverse mode and in shift-invert mode. LOBPCG runs at most
+#: :data:`smiclust.eigensolvers.LOBPCG_MAX_ITER` iterations.
 _MAX_ITER_REGULAR = 100
 _MAX_ITER_SHIFT_INVERT = 1000
-_MAX_ITER_LOBPCG = 500
 
 
 def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, counter):
@@ -121,7 +121,7 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
         return la.eigh(S, M)
     ops = pencil.operators(counter)
     if solver == "lobpcg":
-        return _lobpcg(*ops, _start_block(rng, v0, k, None), tol, max_iter)
+        return _lobpcg(ops, start_block(rng, v0, k, None), tol, max_iter, 4)
     if solver != "arpack":
         raise ValueError(
             "The 'eigen_solver' parameter must be a str among "
@@ -193,7 +193,7 @@ def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max
     lower = float(positive.max()) if positive.size else None
     guess = 2.0 * lower if lower is not None else _theta_scale(pencil)
     sigma, lu = slicer.upper_shift(lower, guess)
-    X0 = _start_block(rng, v0, k, partial_vecs)
+    X0 = start_block(rng, v0, k, partial_vecs)
     if sigma is None:
         warnings.warn(
             "Spectrum slicing failed (singular or pivoted factorisation); "
@@ -201,7 +201,7 @@ def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max
             ConvergenceWarning,
             stacklevel=5,
         )
-        return _lobpcg(*ops, X0, tol, max_iter)
+        return _lobpcg(ops, X0, tol, max_iter, 5)
 
     def shift_inverse(Y):
         return slicer.shift_inverse(lu, sigma, Y)
@@ -228,7 +228,7 @@ def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max
             ConvergenceWarning,
             stacklevel=5,
         )
-        X0 = _start_block(rng, v0, k, getattr(err, "eigenvectors", None))
+        X0 = start_block(rng, v0, k, getattr(err, "eigenvectors", None))
     return _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
 
 
@@ -248,7 +248,9 @@ def _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
     C_op = _symmetric_operator(n, lambda Y: M_op @ Y - (S_op @ Y) / sigma)
     Cinv_op = _symmetric_operator(n, lambda Y: sigma * shift_inverse(Y))
     try:
-        tau, X = _lobpcg(S_op, C_op, Cinv_op, X0, tol, max_iter)
+        tau, X = lobpcg_largest(
+            S_op, X0, B=C_op, M=Cinv_op, tol=tol, max_iter=max_iter, stacklevel=7
+        )
     except (ValueError, la.LinAlgError) as err:
         # LOBPCG could not C-orthonormalise its block ("linearly dependent
         # initial approximations"): C is not positive definite on it, i.e. the
@@ -259,8 +261,8 @@ def _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
             ConvergenceWarning,
             stacklevel=6,
         )
-        X0 = _start_block(rng, v0, X0.shape[1], None)
-        return _lobpcg(S_op, M_op, Minv_op, X0, tol, max_iter)
+        X0 = start_block(rng, v0, X0.shape[1], None)
+        return _lobpcg(ops, X0, tol, max_iter, 6)
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = sigma * tau / (sigma + tau)
     # tau = -sigma (theta = +-inf) is impossible for sigma > theta_max: it marks
@@ -276,35 +278,23 @@ def _arpack_reason(err):
     return str(err).split(":")[0]  # "ARPACK error 3"
 
 
-def _start_block(rng, v0, k, partial):
-    X0 = rng.standard_normal((v0.shape[0], k))
-    X0[:, 0] = v0
-    if partial is not None and np.size(partial):
-        m = min(partial.shape[1], k)
-        X0[:, :m] = np.real(partial[:, :m])
-    return X0
+def _lobpcg(ops, X0, tol, max_iter, stacklevel):
+    """LOBPCG on :math:`(S, M)` preconditioned by :math:`M^{-1}` (``ops``).
 
-
-def _lobpcg(A_op, B_op, T_op, X0, tol, max_iter):
-    maxiter = _MAX_ITER_LOBPCG if max_iter is None else int(max_iter)
-    tol_ = None if not tol else tol
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        vals, vecs = lobpcg(
-            A_op, X0, B=B_op, M=T_op, largest=True, tol=tol_, maxiter=maxiter
-        )
-    if any(
-        "not reaching the requested tolerance" in str(w.message)
-        or "did not converge" in str(w.message)
-        for w in caught
-    ):
-        warnings.warn(
-            f"LOBPCG did not reach the requested tolerance in {maxiter} "
-            "iterations; returning its current estimate.",
-            ConvergenceWarning,
-            stacklevel=5,
-        )
-    return np.asarray(vals), np.asarray(vecs)
+    ``stacklevel`` is that of a warning issued by the caller itself; the
+    :class:`~sklearn.exceptions.ConvergenceWarning` of LOBPCG gets the same
+    frame.
+    """
+    S_op, M_op, Minv_op = ops
+    return lobpcg_largest(
+        S_op,
+        X0,
+        B=M_op,
+        M=Minv_op,
+        tol=tol,
+        max_iter=max_iter,
+        stacklevel=stacklevel + 2,
+    )
 
 
 def _is_cut(V, sqrt_degrees):
@@ -484,7 +474,7 @@ def feasible_eigenvectors(
         lam = np.concatenate([np.zeros(V0.shape[1]), lam])
         V = np.hstack([V0, V])
         costs = np.concatenate([costs0, costs])
-    V = V * _sign_rule(V / pencil.sqrt_degrees[:, None])
+    V = V * peak_signs(V / pencil.sqrt_degrees[:, None])
     return FeasibleEigenvectors(
         eigenvalues=lam,
         vectors=V,
@@ -520,11 +510,3 @@ class FeasibleEigenvectors:
     costs: np.ndarray
     n_feasible: int
     n_operator_applications: int
-
-
-def _sign_rule(U):
-    """Column signs that :func:`._spectral_learning.sign_flip` applies to ``U``."""
-    if U.shape[1] == 0:
-        return np.ones(0)
-    peak = U[np.argmax(np.abs(U), axis=0), np.arange(U.shape[1])]
-    return np.where(peak < 0, -1.0, 1.0)

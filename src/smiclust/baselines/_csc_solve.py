@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from ..utils import draw_seeds
 from ._csc_eigen import feasible_eigenvectors
 from ._csc_pencil import (
     _degrees,
@@ -26,8 +27,6 @@ from ._csc_pencil import (
 from ._spectral_learning import drop_negligible_edges
 
 __all__ = ["CSCSolution", "solve_csc"]
-
-_SEED_MAX = np.iinfo(np.int32).max
 
 
 @dataclass(frozen=True)
@@ -109,8 +108,7 @@ def solve_csc(
     A = drop_negligible_edges(A)
     c = int(n_clusters)
     rng = check_random_state(random_state)
-    solver_seed = rng.randint(_SEED_MAX)
-    kmeans_seed = rng.randint(_SEED_MAX)
+    solver_seed, kmeans_seed = draw_seeds(rng, 2)
     n_vectors = max(c - 1, 1)
     if n_candidates is None:
         n_candidates = max(20, 4 * n_vectors)

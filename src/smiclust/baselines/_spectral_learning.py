@@ -27,21 +27,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import LinearOperator
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 
-from ..constraints import check_constraints
-from ..eigensolvers import leading_eigenvectors
+from ..base import BaseLinkClustering
+from ..eigensolvers import leading_eigenvectors, sign_flip
 from ..kernels import local_scaling_kernel_from_neighbors, modified_kernel
-from ..neighbors import nearest_neighbors
-from ..utils._checks import check_n_neighbors, validate_training_samples
-from ..utils._validation import (
-    Interval,
-    Options,
-    check_random_state_param,
-    validate_params,
-)
+from ..utils import Interval, Options, check_n_neighbors, check_random_state_param
 
 __all__ = [
     "SpectralLearning",
@@ -50,11 +41,8 @@ __all__ = [
     "SpectralLearningEmbedding",
     "spectral_learning_embedding",
     "normalize_rows",
-    "sign_flip",
     "drop_negligible_edges",
 ]
-
-_SEED_MAX = np.iinfo(np.int32).max
 
 
 def additive_normalization(A):
@@ -266,20 +254,6 @@ def spectral_learning_embedding(
     )
 
 
-def sign_flip(V):
-    """Columns signed so that their largest-magnitude entry is positive.
-
-    The rule of scikit-learn's private ``_deterministic_vector_sign_flip``; the
-    first of several largest entries decides. Returns a new array.
-    """
-    V = np.array(V, dtype=np.float64, copy=True)
-    if V.size == 0:
-        return V
-    peak = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
-    signs = np.where(peak < 0, -1.0, 1.0)
-    return V * signs
-
-
 def normalize_rows(V):
     """Rows scaled to unit Euclidean length; all-zero rows stay zero.
 
@@ -299,7 +273,7 @@ def _contiguous(labels):
     return inverse.astype(np.intp).ravel()
 
 
-class SpectralLearning(ClusterMixin, BaseEstimator):
+class SpectralLearning(BaseLinkClustering):
     r"""Spectral Learning with must-links and cannot-links (Kamvar et al., 2003).
 
     Links modify the affinity, which is then clustered spectrally:
@@ -473,27 +447,17 @@ class SpectralLearning(ClusterMixin, BaseEstimator):
         -------
         self : SpectralLearning
         """
-        owner = type(self).__name__
-        validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
-        X, c, exponent = validate_training_samples(self, X, self.n_clusters)
-        n = X.shape[0]
-        t = check_n_neighbors(self.n_neighbors, n, owner=owner)
-        must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
-
-        rng = check_random_state(self.random_state)
-        solver_seed = rng.randint(_SEED_MAX)
-        kmeans_seed = rng.randint(_SEED_MAX)
-        neighbor_seed = rng.randint(_SEED_MAX)
-
-        graph = nearest_neighbors(
-            np.ldexp(X, -exponent) if exponent else X,  # extreme scales at unit scale
-            t,
-            algorithm=self.neighbor_algorithm,
-            n_jobs=self.n_jobs,
-            random_state=neighbor_seed,
+        inputs = self._validate_fit(X, must_link, cannot_link)
+        t = check_n_neighbors(
+            self.n_neighbors, inputs.n_samples, owner=type(self).__name__
         )
+        self._accept_inputs(inputs)
+        c = inputs.n_clusters
+
+        solver_seed, kmeans_seed, neighbor_seed = self._draw_seeds(3)
+        graph = self._neighbor_graph(inputs, t, neighbor_seed)
         K = local_scaling_kernel_from_neighbors(graph, t)
-        A = modified_kernel(K, must, cannot)
+        A = modified_kernel(K, inputs.must_link, inputs.cannot_link)
         result = spectral_learning_embedding(
             A,
             c,
@@ -513,11 +477,6 @@ class SpectralLearning(ClusterMixin, BaseEstimator):
         self.n_graph_components_ = result.n_components
         self.n_iter_ = max(result.n_operator_applications, 1)
         return self
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        return tags
 
 
 def spectral_learning(X, n_clusters=2, *, must_link=None, cannot_link=None, **params):
