@@ -24,7 +24,6 @@ from smiclust.experiments import (
     check_out_dir,
     read_records,
 )
-from smiclust.experiments._output import write_atomically
 
 HEADER = ",".join(RECORD_FIELDS) + "\n"
 # cheap runs: one data set, one method, one seed, no links
@@ -157,20 +156,6 @@ def test_unreachable_scheduler(tmp_path):
 # ---------------------------------------------------------------------------
 # atomic writes
 # ---------------------------------------------------------------------------
-
-
-def test_write_atomically_keeps_the_old_file_when_the_write_fails(tmp_path):
-    path = tmp_path / "report.md"
-    path.write_text("old\n")
-
-    def write(f):
-        f.write(b"half of the new")
-        raise OSError("disk full")
-
-    with pytest.raises(OSError, match="disk full"):
-        write_atomically(path, write)
-    assert path.read_text() == "old\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
 
 
 _LIMITED = """

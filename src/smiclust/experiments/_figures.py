@@ -7,8 +7,8 @@ Drawn from the output of :func:`~smiclust.experiments.summarize`; matplotlib
 import math
 from pathlib import Path
 
+from ..io import atomic_write
 from ._format import percent
-from ._output import write_atomically
 
 __all__ = ["plot_dataset", "write_figures"]
 
@@ -122,7 +122,8 @@ def write_figures(summary, out_dir):
         fig.tight_layout()
         path = out_dir / f"{dataset}-{preprocessing}.png"
         try:
-            write_atomically(path, lambda f: fig.savefig(f, format="png", dpi=110))
+            with atomic_write(path, "wb") as f:
+                fig.savefig(f, format="png", dpi=110)
         finally:
             plt.close(fig)
         paths.append(path)

@@ -22,8 +22,8 @@ holds an exclusive ``fcntl.flock`` on ``DIR/.smiclust-reproduce.lock``
 it. The lock is released when the process ends, however it ends.
 
 Every file but the records is written whole or not at all
-(:func:`write_atomically`: a temporary file in the same directory, then
-:func:`os.replace`). The records file only grows, one line per
+(:func:`smiclust.io.atomic_write`: a temporary file in the same directory,
+then :func:`os.replace`). The records file only grows, one line per
 :func:`append_line` call (a single ``write`` in append mode); a process
 killed in the middle of a line leaves a partial last line, which readers
 ignore and the next writer cuts off before appending.
@@ -33,7 +33,6 @@ import contextlib
 import errno
 import json
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -45,8 +44,6 @@ __all__ = [
     "check_out_dir",
     "read_records_text",
     "lock_out_dir",
-    "write_atomically",
-    "write_text_atomically",
     "append_line",
     "cut_partial_last_line",
 ]
@@ -233,35 +230,6 @@ def lock_out_dir(out):
 # ---------------------------------------------------------------------------
 # writes
 # ---------------------------------------------------------------------------
-
-
-def write_atomically(path, write):
-    """Write ``path`` whole or not at all: ``write(f)`` fills a temporary binary
-    file in the same directory, which then replaces ``path``.
-
-    When ``write`` or the replacement fails, ``path`` is as it was and the
-    temporary file is removed.
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                               suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def write_text_atomically(path, text):
-    """:func:`write_atomically` of UTF-8 ``text``."""
-    return write_atomically(path, lambda f: f.write(text.encode("utf-8")))
 
 
 def cut_partial_last_line(path):

@@ -10,6 +10,7 @@ both are imported inside the functions. The tables come from
 import math
 from pathlib import Path
 
+from ..io import atomic_write
 from ._claims import THRESHOLDS, evaluate_claims
 from ._figures import write_figures
 from ._format import percent
@@ -18,7 +19,6 @@ from ._output import (
     REPORT_TITLE,
     check_out_dir,
     lock_out_dir,
-    write_text_atomically,
 )
 from ._summary import METHOD_LABELS, comparison_table, load_records, summarize
 
@@ -281,7 +281,10 @@ def write_report(records_path, out_dir, *, config=None, figures=True,
         summary = summarize(df)
         lines = _report_lines(df, summary, records_path, out_dir, config=config,
                               figures=figures, thresholds=thresholds)
-        return write_text_atomically(out_dir / REPORT_FILE, "\n".join(lines) + "\n")
+        path = out_dir / REPORT_FILE
+        with atomic_write(path, encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    return path
 
 
 def _report_lines(df, summary, records_path, out_dir, *, config, figures,

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io import atomic_write
 from ._format import percent
 from ._output import (
     CONFIG_FILE,
@@ -42,7 +43,6 @@ from ._output import (
     cut_partial_last_line,
     lock_out_dir,
     read_records_text,
-    write_text_atomically,
 )
 
 __all__ = [
@@ -432,7 +432,8 @@ class _RecordWriter:
     def __init__(self, path):
         self.path = Path(path)
         if not self.path.exists() or b"\n" not in self.path.read_bytes():
-            write_text_atomically(self.path, _csv_line(RECORD_FIELDS))
+            with atomic_write(self.path, encoding="utf-8") as f:
+                f.write(_csv_line(RECORD_FIELDS))
         else:
             cut_partial_last_line(self.path)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
@@ -626,7 +627,8 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
     # connect before the first write: an unreachable scheduler changes nothing
     with _backend(scheduler if to_do() else None), lock_out_dir(out):
         todo = to_do()  # again, under the lock
-        write_text_atomically(out / CONFIG_FILE, json.dumps(config, indent=2) + "\n")
+        with atomic_write(out / CONFIG_FILE, encoding="utf-8") as f:
+            f.write(json.dumps(config, indent=2) + "\n")
         summary = {
             "records": str(path),
             "n_runs": len(runs),
