@@ -57,11 +57,11 @@ _POSITIVE_THETA = 1e-10
 _SLICING_FIRST_MAX_SAMPLES = 2000
 
 #: Above :data:`_SLICING_FIRST_MAX_SAMPLES` it still runs first when there are at
-#: most this many links per sample, where the fill-in stays small. Measured at
-#: n = 4,601 (spam) and 5,000 (digits5k), seconds with stage 1 first -> shift-invert
-#: first, same labels: 0.07 links per sample 6.7 -> 1.7 and 13.8 -> 4.6, 2.3
-#: 10.5 -> 7.2, 2.5 15.1 -> 14.5; but 6.9 links per sample 40.5 -> 53.9 and 25
-#: 10.6 -> 50.2.
+#: most this many links per sample: the factorisation of
+#: :math:`\sigma\bar L - \bar B` then has little more fill-in than the
+#: Laplacian's, and shift-invert converges where stage 1 is slow (weak
+#: bottlenecks). With more links the fill-in costs more than that, and stage 1,
+#: which never factorises the links, goes first.
 _SLICING_FIRST_MAX_LINKS_PER_SAMPLE = 2.5
 
 
