@@ -137,6 +137,13 @@ def test_out_is_a_file(tmp_path):
     assert target.read_text() == "mine\n"
 
 
+def test_figures_is_a_file(tmp_path):
+    (tmp_path / "figures").write_text("mine\n")
+    _assert_refused(_reproduce(*CHEAP, "--out", tmp_path),
+                    str(tmp_path / "figures"), "is a file")
+    assert _snapshot(tmp_path) == {"figures": b"mine\n"}
+
+
 def test_out_under_a_file(tmp_path):
     target = tmp_path / "taken"
     target.write_text("mine\n")

@@ -13,7 +13,9 @@ written:
 * ``DIR/config.json``, if present, is a reproduction config: a JSON object
   with the keys ``name``, ``seeds``, ``datasets`` and ``methods``;
 * ``DIR/report.md``, if present, starts with the report's title line
-  (:data:`REPORT_TITLE`).
+  (:data:`REPORT_TITLE`);
+* ``DIR/figures``, if present, is a directory (its ``<dataset>-<preprocessing>
+  .png`` files are replaced).
 
 Anything else is a file the tool did not write, and the directory is refused
 with :class:`OutputDirError`, naming the file. While it writes, a process
@@ -39,6 +41,7 @@ __all__ = [
     "CONFIG_FILE",
     "REPORT_FILE",
     "REPORT_TITLE",
+    "FIGURES_DIR",
     "LOCK_FILE",
     "OutputDirError",
     "check_out_dir",
@@ -54,6 +57,8 @@ CONFIG_FILE = "config.json"
 REPORT_FILE = "report.md"
 #: First line of every report (how a report of the tool is recognised).
 REPORT_TITLE = "# Reproduction of the 3SMIC experiments"
+#: Name of the directory of the figures in the output directory.
+FIGURES_DIR = "figures"
 #: Name of the lock file in the output directory.
 LOCK_FILE = ".smiclust-reproduce.lock"
 
@@ -125,6 +130,9 @@ def check_out_dir(out):
     records = out / RECORDS_FILE
     if records.exists() or records.is_symlink():
         read_records_text(records)
+    figures = out / FIGURES_DIR
+    if figures.exists() and not figures.is_dir():
+        raise _refuse(figures, "is a file, not the directory of the figures")
     for name, check in ((CONFIG_FILE, _check_config), (REPORT_FILE, _check_report)):
         path = out / name
         if path.exists() or path.is_symlink():

@@ -15,6 +15,7 @@ from ._claims import THRESHOLDS, evaluate_claims
 from ._figures import write_figures
 from ._format import percent
 from ._output import (
+    FIGURES_DIR,
     REPORT_FILE,
     REPORT_TITLE,
     check_out_dir,
@@ -236,7 +237,7 @@ def _figures_section(summary, out_dir, draw):
     if not (draw and len(summary)):
         return []
     try:
-        paths = write_figures(summary, out_dir / "figures")
+        paths = write_figures(summary, out_dir / FIGURES_DIR)
     except ImportError:
         return ["## Figures", "", "No figures: matplotlib is not installed "
                 "(pip install 'smiclust[plot]').", ""]
