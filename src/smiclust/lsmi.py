@@ -344,13 +344,8 @@ class LSMIDesign:
             )
 
         rng = check_random_state(random_state)
-        n_centers_ = min(int(n_centers), n_samples)
-        if n_centers_ < n_samples:
-            centers = np.sort(rng.choice(n_samples, size=n_centers_, replace=False))
-        else:
-            centers = np.arange(n_samples)
-        permutation = rng.permutation(n_samples)
-        folds = tuple(np.array_split(permutation, int(n_folds)))
+        centers, folds = _centers_and_folds(rng, n_samples, n_centers, n_folds)
+        n_centers_ = centers.size
 
         # Distances and widths are computed at unit scale when |X| is extreme
         # (squared distances would overflow or underflow); exact, as 2**e.
@@ -377,22 +372,7 @@ class LSMIDesign:
         order = np.concatenate(folds)
         bounds = np.concatenate([[0], np.cumsum([f.size for f in folds])])
         sq_dist = sq_dist[order]
-        n_widths = widths.size
-        gram_full = np.empty((n_widths, n_centers_, n_centers_))
-        gram_held = (
-            np.empty((n_widths, len(folds), n_centers_, n_centers_))
-            if cross_validates
-            else None
-        )
-        for k, width in enumerate(widths):
-            block = _gaussian(sq_dist, width)  # Phi for this width
-            if cross_validates:
-                for m in range(len(folds)):
-                    rows = block[bounds[m] : bounds[m + 1]]
-                    gram_held[k, m] = rows.T @ rows
-                gram_full[k] = gram_held[k].sum(axis=0)
-            else:
-                gram_full[k] = block.T @ block
+        gram_full, gram_held = _gram_matrices(sq_dist, widths, bounds, cross_validates)
 
         self.n_samples_ = n_samples
         self.n_centers_ = n_centers_
@@ -563,6 +543,47 @@ class LSMIDesign:
             w = _solve_regularized(H, h, delta)
             score += float(w @ h - 0.5 * (w @ (H @ w)))
         return score
+
+
+def _centers_and_folds(rng, n_samples, n_centers, n_folds):
+    """Kernel centres (sorted sample indices, at most ``n_centers``) and a
+    random partition of the samples into ``n_folds`` folds, drawn in that
+    order from ``rng``."""
+    n_centers_ = min(int(n_centers), n_samples)
+    if n_centers_ < n_samples:
+        centers = np.sort(rng.choice(n_samples, size=n_centers_, replace=False))
+    else:
+        centers = np.arange(n_samples)
+    permutation = rng.permutation(n_samples)
+    return centers, tuple(np.array_split(permutation, int(n_folds)))
+
+
+def _gram_matrices(sq_dist, widths, bounds, cross_validates):
+    r"""Per width, :math:`\Phi^\top\Phi` over all rows and, when
+    cross-validating, over the rows of each fold (``bounds`` delimits the
+    folds in the rows of ``sq_dist``).
+
+    Returns
+    -------
+    gram_full : ndarray of shape (n_widths, b, b)
+    gram_held : ndarray of shape (n_widths, n_folds, b, b) or None
+    """
+    n_folds = bounds.size - 1
+    b = sq_dist.shape[1]
+    gram_full = np.empty((widths.size, b, b))
+    gram_held = (
+        np.empty((widths.size, n_folds, b, b)) if cross_validates else None
+    )
+    for k, width in enumerate(widths):
+        block = _gaussian(sq_dist, width)  # Phi for this width
+        if cross_validates:
+            for m in range(n_folds):
+                rows = block[bounds[m] : bounds[m + 1]]
+                gram_held[k, m] = rows.T @ rows
+            gram_full[k] = gram_held[k].sum(axis=0)
+        else:
+            gram_full[k] = block.T @ block
+    return gram_full, gram_held
 
 
 def _gaussian(sq_dist, width):

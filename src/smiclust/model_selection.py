@@ -272,9 +272,63 @@ def search_parameters(
     -------
     result : SearchResult
     """
+    solved = _solve_candidates(
+        graph,
+        candidates,
+        (must, cannot, must_weight, cannot_weight),
+        n_clusters,
+        (solver_seed, eigen_solver, tol, max_iter),
+        n_jobs,
+        verbose,
+    )
+    labels = [solved[c][0] for c in candidates]
+    scores = _score_labelings(labels, lsmi_design, n_jobs, verbose)
+    nv = np.array([
+        _count_violated(lab, must, cannot, must_weight, cannot_weight)
+        for lab in labels
+    ])
+    crit = selection_criterion(
+        [r.score for r in scores], nv, violation_penalty=violation_penalty
+    )
+    order = np.argsort(-crit, kind="stable")
+    rank = np.empty(len(candidates), dtype=np.int64)
+    rank[order] = np.arange(1, len(candidates) + 1)
+    results = {
+        "param_n_neighbors": np.array([c[0] for c in candidates], dtype=np.int64),
+        "param_gamma": np.array([c[1] for c in candidates]),
+        "param_eta": np.array([c[2] for c in candidates]),
+        "lsmi": np.array([r.score for r in scores]),
+        "lsmi_kernel_width": np.array([r.kernel_width for r in scores]),
+        "lsmi_regularization": np.array([r.regularization for r in scores]),
+        "n_violations": nv,
+        "n_clusters_found": np.array([np.unique(lab).size for lab in labels]),
+        "criterion": crit,
+        "rank": rank,
+        "solve_seconds": np.array([solved[c][1] for c in candidates]),
+    }
+    return SearchResult(results=results, best_index=int(np.argmax(crit)))
+
+
+def _progress(verbose, text):
+    if verbose:
+        print(f"[smiclust] {text}", file=sys.stderr, flush=True)
+
+
+def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verbose):
+    """Solve every candidate, one joblib task per ``t``.
+
+    ``links`` is ``(must, cannot, must_weight, cannot_weight)`` and ``solver``
+    ``(solver_seed, eigen_solver, tol, max_iter)``.
+
+    Returns
+    -------
+    solved : dict
+        ``(t, gamma, eta) -> (labels, seconds)``.
+    """
+    must, cannot, must_weight, cannot_weight = links
+    solver_seed, eigen_solver, tol, max_iter = solver
     ts = list(dict.fromkeys(c[0] for c in candidates))
     groups = {t: [(g, e) for (tt, g, e) in candidates if tt == t] for t in ts}
-    solved = {}
     tasks = (
         delayed(_solve_group)(
             graph,
@@ -292,62 +346,39 @@ def search_parameters(
         )
         for t in ts
     )
-    done = 0
+    solved = {}
     for t, group_out in zip(ts, Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
         for (g, e), item in zip(groups[t], group_out):
             solved[(t, g, e)] = item
-        done += len(group_out)
-        if verbose:
-            print(
-                f"[smiclust] solved {done}/{len(candidates)} candidates (t={t} done)",
-                file=sys.stderr,
-                flush=True,
-            )
+        _progress(
+            verbose, f"solved {len(solved)}/{len(candidates)} candidates (t={t} done)"
+        )
+    return solved
 
-    labels = [solved[c][0] for c in candidates]
+
+def _score_labelings(labels, lsmi_design, n_jobs, verbose):
+    """LSMI of every labelling, each distinct labelling (up to a renaming of
+    the clusters) computed once; one :class:`~smiclust.lsmi.LSMIResult` per
+    labelling, in order."""
     keys = [_canonical(lab).tobytes() for lab in labels]
-    unique = list(dict.fromkeys(keys))
     first_of = {}
     for key, lab in zip(keys, labels):
         first_of.setdefault(key, lab)
-    if verbose:
-        print(
-            f"[smiclust] scoring {len(unique)} distinct labellings by LSMI",
-            file=sys.stderr,
-            flush=True,
-        )
+    unique = list(first_of)
+    _progress(verbose, f"scoring {len(unique)} distinct labellings by LSMI")
     # The design is the heavy argument: send it with a few batches of
-    # labellings (two per worker), not once per labelling.
-    n_batches = max(1, min(len(unique), 2 * effective_n_jobs(n_jobs)))
+    # labellings (two per worker, at least one per 8), not once per labelling.
+    n_batches = max(1, min(len(unique), max(2 * effective_n_jobs(n_jobs),
+                                            -(-len(unique) // 8))))
     batches = [b.tolist() for b in np.array_split(np.arange(len(unique)), n_batches)]
-    scored_batches = Parallel(n_jobs=n_jobs, prefer="threads")(
+    tasks = (
         delayed(_evaluate_batch)(lsmi_design, [first_of[unique[i]] for i in batch])
         for batch in batches
     )
-    scored = [result for batch in scored_batches for result in batch]
+    scored = []
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    for batch in parallel(tasks):
+        scored.extend(batch)
+        _progress(verbose, f"scored {len(scored)}/{len(unique)} labellings")
     by_key = dict(zip(unique, scored))
-
-    lsmi = np.array([by_key[k].score for k in keys])
-    nv = np.array([
-        _count_violated(lab, must, cannot, must_weight, cannot_weight)
-        for lab in labels
-    ])
-    crit = selection_criterion(lsmi, nv, violation_penalty=violation_penalty)
-    best = int(np.argmax(crit))
-    order = np.argsort(-crit, kind="stable")
-    rank = np.empty(len(candidates), dtype=np.int64)
-    rank[order] = np.arange(1, len(candidates) + 1)
-    results = {
-        "param_n_neighbors": np.array([c[0] for c in candidates], dtype=np.int64),
-        "param_gamma": np.array([c[1] for c in candidates]),
-        "param_eta": np.array([c[2] for c in candidates]),
-        "lsmi": lsmi,
-        "lsmi_kernel_width": np.array([by_key[k].kernel_width for k in keys]),
-        "lsmi_regularization": np.array([by_key[k].regularization for k in keys]),
-        "n_violations": nv,
-        "n_clusters_found": np.array([np.unique(lab).size for lab in labels]),
-        "criterion": crit,
-        "rank": rank,
-        "solve_seconds": np.array([solved[c][1] for c in candidates]),
-    }
-    return SearchResult(results=results, best_index=best)
+    return [by_key[k] for k in keys]
