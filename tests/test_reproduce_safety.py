@@ -103,13 +103,13 @@ def test_a_directory_the_tool_wrote_is_accepted(tmp_path):
 
 
 def test_a_partial_header_is_restarted(tmp_path):
-    from smiclust.experiments._runner import _RecordWriter
+    from smiclust.experiments._records import RecordWriter
 
     path = tmp_path / RECORDS_FILE
     path.write_text(HEADER[:10])  # killed while the header was written
     check_out_dir(tmp_path)
     assert read_records(path) == []
-    _RecordWriter(path).close()
+    RecordWriter(path).close()
     assert path.read_text() == HEADER
 
 

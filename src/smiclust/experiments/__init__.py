@@ -34,15 +34,13 @@ from ._output import (
     check_out_dir,
     lock_out_dir,
 )
+from ._records import RECORD_FIELDS, RECORDS_FILE, read_records
 from ._report import write_report
 from ._runner import (
-    RECORD_FIELDS,
-    RECORDS_FILE,
     SchedulerError,
     check_scheduler,
     load_problem,
     plan_runs,
-    read_records,
     run_experiment,
     run_one,
     utc_time,

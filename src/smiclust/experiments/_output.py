@@ -123,7 +123,7 @@ def check_out_dir(out):
     ----------
     out : str or path
     """
-    from ._runner import RECORDS_FILE
+    from ._records import RECORDS_FILE
 
     out = Path(out)
     _check_location(out)
@@ -153,7 +153,7 @@ def read_records_text(path):
         If ``path`` is not a UTF-8 text file whose first line is the header
         of :data:`~smiclust.experiments.RECORD_FIELDS`.
     """
-    from ._runner import RECORD_FIELDS
+    from ._records import RECORD_FIELDS
 
     header = ",".join(RECORD_FIELDS)
     path = Path(path)

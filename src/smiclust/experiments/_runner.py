@@ -18,13 +18,11 @@ or, given a scheduler address, on a Dask cluster through
 goes to stderr.
 """
 
-import csv
 import functools
 import hashlib
 import io
 import json
 import math
-import os
 import sys
 import time
 import warnings
@@ -36,23 +34,14 @@ import numpy as np
 
 from ..io import atomic_write
 from ._format import percent
-from ._output import (
-    CONFIG_FILE,
-    append_line,
-    check_out_dir,
-    cut_partial_last_line,
-    lock_out_dir,
-    read_records_text,
-)
+from ._output import CONFIG_FILE, check_out_dir, lock_out_dir
+from ._records import RECORDS_FILE, RecordWriter, read_records
 
 __all__ = [
-    "RECORD_FIELDS",
-    "RECORDS_FILE",
     "FITTERS",
     "plan_runs",
     "run_one",
     "load_problem",
-    "read_records",
     "run_experiment",
     "utc_time",
     "SCHEDULER_TIMEOUT",
@@ -60,52 +49,6 @@ __all__ = [
     "check_scheduler",
 ]
 
-#: Name of the records file in the output directory.
-RECORDS_FILE = "records.csv"
-
-#: Columns of a record, in file order.
-#:
-#: ``run_id`` key of the run (the cache key: data set, preprocessing, method,
-#: ``t``, link fraction, seed, and a hash of the method's parameters when they
-#: differ from the registry's, as in ``--quick``); ``dataset``, ``preprocessing``,
-#: ``method``; ``t`` kernel parameter set by the config (empty for 3SMIC, which
-#: tunes it, and for peers without one); ``link_fraction`` links as a fraction
-#: of all pairs; ``links``, ``must``, ``cannot`` numbers of links drawn;
-#: ``seed``; ``n_samples``, ``n_features``, ``n_clusters``; ``t_chosen``,
-#: ``gamma``, ``eta`` parameters used (3SMIC's choice; ``t`` for SL, CSC and
-#: E2CP; empty where not applicable); ``ari`` adjusted Rand index against the
-#: true labels (empty unless ``status`` is ``ok``); ``violations`` links the
-#: labels violate; ``n_clusters_found``; ``seconds`` fit time; ``status``
-#: ``ok``, ``failed`` (the method raised) or ``skipped`` (not run: peer not
-#: installed, too slow, data set too large); ``error`` the reason when not ok;
-#: ``warnings`` distinct warnings of the fit, ``" | "``-separated;
-#: ``finished_at`` UTC time stamp.
-RECORD_FIELDS = (
-    "run_id",
-    "dataset",
-    "preprocessing",
-    "method",
-    "t",
-    "link_fraction",
-    "links",
-    "must",
-    "cannot",
-    "seed",
-    "n_samples",
-    "n_features",
-    "n_clusters",
-    "t_chosen",
-    "gamma",
-    "eta",
-    "ari",
-    "violations",
-    "n_clusters_found",
-    "seconds",
-    "status",
-    "error",
-    "warnings",
-    "finished_at",
-)
 
 _MAX_TEXT = 500
 
@@ -318,7 +261,7 @@ def run_one(run):
     Returns
     -------
     record : dict
-        Keys of :data:`RECORD_FIELDS`.
+        Keys of :data:`~smiclust.experiments.RECORD_FIELDS`.
     """
     from sklearn.metrics import adjusted_rand_score
 
@@ -379,71 +322,6 @@ def run_one(run):
     return record
 
 
-# ---------------------------------------------------------------------------
-# records on disk
-# ---------------------------------------------------------------------------
-
-
-def read_records(path):
-    """Records of a records file as a list of dicts of strings.
-
-    Reads only. A partial last line (left by an interruption) and rows whose
-    number of fields is wrong are ignored; a missing or empty file has no
-    records.
-
-    Raises
-    ------
-    OutputDirError
-        (a ``ValueError``) If the file is not UTF-8 text whose first line is
-        the header of :data:`RECORD_FIELDS`; the message names the file.
-    """
-    path = Path(path)
-    if not path.exists() and not path.is_symlink():
-        return []
-    reader = csv.reader(io.StringIO(read_records_text(path), newline=""))
-    return [dict(zip(RECORD_FIELDS, row)) for row in reader
-            if len(row) == len(RECORD_FIELDS)]
-
-
-def _format(value):
-    if value is None:
-        return ""
-    if isinstance(value, (float, np.floating)):
-        return "" if math.isnan(value) else format(float(value), ".10g")
-    if isinstance(value, (np.integer,)):
-        return str(int(value))
-    return str(value)
-
-
-def _csv_line(values):
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow(values)
-    return buffer.getvalue()
-
-
-class _RecordWriter:
-    """Appends records to ``path``, one whole line per ``write`` call.
-
-    A missing file, or one holding only a part of the header, is (re)written
-    with the header alone, atomically; a partial last line is cut off. The
-    caller holds the lock of the directory.
-    """
-
-    def __init__(self, path):
-        self.path = Path(path)
-        if not self.path.exists() or b"\n" not in self.path.read_bytes():
-            with atomic_write(self.path, encoding="utf-8") as f:
-                f.write(_csv_line(RECORD_FIELDS))
-        else:
-            cut_partial_last_line(self.path)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-
-    def write(self, record):
-        append_line(self._fd, _csv_line([_format(record.get(k))
-                                         for k in RECORD_FIELDS]))
-
-    def close(self):
-        os.close(self._fd)
 
 
 # ---------------------------------------------------------------------------
@@ -643,7 +521,7 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
             file=stream, flush=True,
         )
         start = time.perf_counter()
-        writer = _RecordWriter(path)
+        writer = RecordWriter(path)
         try:
             if todo:
                 jobs = -1 if scheduler is not None else n_jobs

@@ -9,7 +9,7 @@ ARI over the seeds whose run finished (``status == "ok"``).
 
 import math
 
-from ._runner import RECORD_FIELDS, read_records
+from ._records import RECORD_FIELDS, read_records
 
 __all__ = [
     "METHOD_LABELS",
