@@ -169,7 +169,7 @@ def test_fit_stdout_csv_from_npy_and_labels(work):
 
 def test_fit_json_with_tuning_progress(work):
     proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
-               "--must-link", "must_idx.csv", "--n-neighbors", "4,5", "--gamma", "1",
+               "--must-link", "must.csv", "--n-neighbors", "4,5", "--gamma", "1",
                "--proba", "--json", cwd=work["dir"])
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -211,6 +211,8 @@ def test_malformed_file_in_a_real_process(work):
 
 DATA = ["--id-column", "sample"]
 FIT = ["fit", "moons.csv", "-k", "2", *DATA, *FIXED]
+#: without an id column: links and labels name rows by 0-based index
+FIT_IDX = ["fit", "moons.npy", "-k", "2", *FIXED]
 
 #: name -> (files to write, argv, text the one-line error must contain)
 MALFORMED = {
@@ -250,10 +252,10 @@ MALFORMED = {
     "corrupt parquet": ({"d.parquet": b"PAR1\x00\x01garbagePAR1"},
                         ["fit", "d.parquet", "-k", "2"], "not a readable Parquet"),
     "link index out of range": ({"l.csv": "0,1\n2,500\n"},
-                                [*FIT, "--must-link", "l.csv"],
+                                [*FIT_IDX, "--must-link", "l.csv"],
                                 "l.csv: line 2, column 2: row index 500 is out of "
                                 "range [0, 199] (the data has 200 rows)"),
-    "negative link index": ({"l.csv": "0,-3\n"}, [*FIT, "--cannot-link", "l.csv"],
+    "negative link index": ({"l.csv": "0,-3\n"}, [*FIT_IDX, "--cannot-link", "l.csv"],
                             "row index -3 is out of range"),
     "link line with three fields": ({"l.csv": "0,1,2\n"},
                                     [*FIT, "--must-link", "l.csv"],
@@ -261,19 +263,19 @@ MALFORMED = {
     "unknown link id": ({"l.csv": "a,b\nm_nope,m_nada\nx,y\n"},
                         [*FIT, "--must-link", "l.csv"],
                         "line 2, column 1: 'm_nope' is not an id of the data"),
-    "link to itself": ({"l.csv": "3,3\n"}, [*FIT, "--must-link", "l.csv"],
+    "link to itself": ({"l.csv": "3,3\n"}, [*FIT_IDX, "--must-link", "l.csv"],
                        "line 1: links row 3 to itself"),
-    "duplicate link": ({"l.csv": "1,2\n2,1\n"}, [*FIT, "--must-link", "l.csv"],
+    "duplicate link": ({"l.csv": "1,2\n2,1\n"}, [*FIT_IDX, "--must-link", "l.csv"],
                        "line 2: repeats the link of line 1"),
     "missing link file": ({}, [*FIT, "--must-link", "nope.csv"],
                           "cannot read --must-link 'nope.csv'"),
     "labels of wrong length": ({"lab.csv": "0\n1\n"}, [*FIT, "--labels", "lab.csv"],
                                "2 lines; expected one label per data row (200)"),
     "labels with unknown row": ({"lab.csv": "row,label\n0,a\n900,b\n"},
-                                [*FIT, "--labels", "lab.csv"],
+                                [*FIT_IDX, "--labels", "lab.csv"],
                                 "row index 900 is out of range"),
     "must and cannot on one pair": ({"l.csv": "0,1\n", "l2.csv": "1,0\n"},
-                                    [*FIT, "--must-link", "l.csv", "--cannot-link",
+                                    [*FIT_IDX, "--must-link", "l.csv", "--cannot-link",
                                      "l2.csv"],
                                     "both a must-link and a cannot-link"),
     "more clusters than rows": ({"d.csv": "1\n2\n3\n"},
@@ -403,7 +405,8 @@ def driver_results(work, fitted):
     d = work["dir"] / "bad"
     d.mkdir()
     (d / "model.joblib").write_bytes((work["dir"] / "model.joblib").read_bytes())
-    (d / "moons.csv").write_bytes((work["dir"] / "moons.csv").read_bytes())
+    for name in ("moons.csv", "moons.npy"):
+        (d / name).write_bytes((work["dir"] / name).read_bytes())
     # each malformed case reads its files from its own sub-directory
     argvs = []
     for k, (files, argv, _) in enumerate(MALFORMED.values()):

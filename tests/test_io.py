@@ -201,7 +201,6 @@ IDS = np.array(["a", "b", "c", "d"], dtype=object)
         ("i,j\n0,1\n", None, [[0, 1]]),
         ("a,b\nd,c\n", IDS, [[0, 1], [3, 2]]),
         ("first,second\na,b\n", IDS, [[0, 1]]),
-        ("0,1\n2,3\n", IDS, [[0, 1], [2, 3]]),  # integers that are not ids
         ("0\t3\n", None, [[0, 3]]),
         ("1.0,2.0\n", None, [[1, 2]]),
         ("", None, np.empty((0, 2))),
@@ -219,6 +218,15 @@ def test_read_links_ids_win_over_indices(tmp_path):
     ids = np.array(["1", "2", "3"], dtype=object)
     path = write(tmp_path, "links.csv", "1,2\n")
     assert read_links(path, ids=ids, n_samples=3).tolist() == [[0, 1]]
+
+
+@pytest.mark.parametrize("header, expected", [(True, [[2, 3]]),
+                                              (False, [[0, 1], [2, 3]])])
+def test_read_links_explicit_header_settles_column_names(tmp_path, header,
+                                                         expected):
+    ids = np.array(["id1", "id2", "id3", "id4"], dtype=object)
+    path = write(tmp_path, "links.csv", "id1,id2\nid3,id4\n")
+    assert read_links(path, ids=ids, n_samples=4, header=header).tolist() == expected
 
 
 def test_read_links_npy(tmp_path):
@@ -244,13 +252,23 @@ def test_read_links_npy(tmp_path):
         ("2,2\n", None, r"line 1: links row 2 to itself"),
         ("0,1\n1,0\n", None, r"line 2: repeats the link of line 1"),
         ("a,b\nb,z\n", IDS, r"line 2, column 2: 'z' is not an id of the data"),
-        ("a,b\nc,1\n", IDS, r"'1' is not an id .*all by id or all by index"),
+        ("a,b\nc,1\n", IDS, r"'1' is not an id .*name rows by id, never by row"),
+        # with ids, integers are never row indices
+        ("0,1\n2,3\n", IDS, r"line 1, column 1: '0' is not an id of the data"),
+        # ids compared as text: '1' is not '001'
+        ("1,2\n", np.array(["001", "002", "003", "004"], dtype=object),
+         r"line 1, column 1: '1' is not an id of the data \(the data has the id "
+         r"'001'\)"),
+        # two ids that also read as column names: header or link? say which
+        ("id1,id2\nid3,id4\n", np.array(["id1", "id2", "id3", "id4"], dtype=object),
+         r"line 1: 'id1','id2' reads both as a header and as a link"),
+        ("from,to\nto,x\n", np.array(["from", "to", "x", "y"], dtype=object),
+         r"line 1: 'from','to' reads both"),
         ("a,b\n", None, None),  # a header, not an error
         # integer ids (row numbers of a larger table): one non-id among ids is
         # an error, not a reason to read the whole file as row indices
         ("4,6\n2,3\n", np.array(["0", "2", "4", "6"], dtype=object),
-         r"line 2, column 2: '3' is not an id of the data .*other cells of this "
-         r"file are ids"),
+         r"line 2, column 2: '3' is not an id of the data"),
         # an id typed in the wrong case is a typo, not a header line
         ("A,B\nc,d\n", IDS,
          r"line 1, column 1: 'A' is not an id of the data \(the data has the id "
@@ -285,6 +303,12 @@ def test_read_links_errors(tmp_path, content, ids, match):
         ("label\n0\n1\n\n\n", None, [0, 1, -1, -1]),  # header by content
         ("a,x\nd,x\n\n", IDS, [0, -1, -1, 0]),
         ("id,label\nb,1\nc,\n", IDS, [-1, 0, -1, -1]),
+        # unknown markers
+        ("cat\n?\nunknown\ncat\n", None, [0, -1, -1, 0]),
+        ("label\ncat\nNA\nUNKNOWN\n-1\n", None, [0, -1, -1, -1]),
+        ("0\n\n?\nN/A\n", None, [0, -1, -1, -1]),
+        # a text first line that other rows share is a label
+        ("cat\ndog\ncat\ndog\n", None, [0, 1, 0, 1]),
     ],
 )
 def test_read_labels(tmp_path, content, ids, expected):
@@ -306,6 +330,12 @@ def test_read_labels(tmp_path, content, ids, expected):
         ("0,a\n9,b\n", r"line 2, column 1: row index 9 is out of range"),
         ("0,a\n0,b\n", r"line 2: labels row 0 again \(first on line 1\)"),
         ("", r"the file is empty"),
+        # a header over numeric labels, one label short
+        ("label\n0\n1\n0\n", r": 3 lines after the header line; expected one "
+         r"label per data row \(4\)"),
+        # text labels, one short: a header with a label missing, or a label?
+        ("label\ncat\ndog\ncat\n", r"line 1 'label' is either a header, leaving "
+         r"3 labels for the 4 data rows, or the label of the first row"),
     ],
 )
 def test_read_labels_errors(tmp_path, content, match):
@@ -313,6 +343,19 @@ def test_read_labels_errors(tmp_path, content, match):
     with pytest.raises(ValueError, match=match) as info:
         read_labels(path, n_samples=4)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("header, expected", [
+    (False, [0, 1, 2, 1]),
+    (True, r"3 lines after the header line; expected one label per data row"),
+])
+def test_read_labels_explicit_header(tmp_path, header, expected):
+    path = write(tmp_path, "labels.csv", "label\ncat\ndog\ncat\n")
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=expected):
+            read_labels(path, n_samples=4, header=header)
+    else:
+        assert_array_equal(read_labels(path, n_samples=4, header=header), expected)
 
 
 def test_read_labels_npy(tmp_path):
@@ -394,10 +437,10 @@ def test_write_assignments_tsv_is_tab_separated_and_reads_back(tmp_path):
 
 
 def test_read_links_accepts_ids_that_are_not_strings(tmp_path):
-    """The header check compares text; non-string ids must not crash it."""
+    """Ids are compared as text: the integer id 1 is named by the cell "1"."""
     path = write(tmp_path, "links.csv", "A,B\n1,2\n")
     links = read_links(path, ids=np.array([1, 2, 3]), n_samples=3)
-    assert links.tolist() == [[1, 2]]  # a header, then row indices
+    assert links.tolist() == [[0, 1]]  # a header, then ids
 
 
 # ---------------------------------------------------------------------------

@@ -132,8 +132,9 @@ def _read_links(args, ids, n, rep):
     for option, paths, parts in (("--must-link", args.must_link, must_parts),
                                  ("--cannot-link", args.cannot_link, cannot_parts)):
         for path in paths:
-            links = _common.read_input(option, io.read_links, path,
-                                       reporter=rep, ids=ids, n_samples=n)
+            links = _common.read_input(
+                option, io.read_links, path, reporter=rep, ids=ids, n_samples=n,
+                header=_common.header_arg(args.links_header))
             if not len(links):
                 rep.warning(f"{option} {path}: no links in the file (empty, or "
                             "one line read as a header)")
@@ -141,7 +142,13 @@ def _read_links(args, ids, n, rep):
     n_labeled = None
     if args.labels:
         y = _common.read_input("--labels", io.read_labels, args.labels,
-                               reporter=rep, ids=ids, n_samples=n)
+                               reporter=rep, ids=ids, n_samples=n,
+                               header=_common.header_arg(args.labels_header))
+        n_classes = int(y.max()) + 1
+        if n_classes > args.n_clusters:
+            raise _common.usage_error(
+                f"--labels: {args.labels} has {n_classes} distinct labels, more "
+                f"than -k {args.n_clusters} clusters")
         n_labeled = int(np.count_nonzero(y >= 0))
         lab_must, lab_cannot = pairs_from_labels(y)
         must_parts.append(lab_must)

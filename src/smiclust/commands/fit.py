@@ -21,11 +21,17 @@ by id instead of by 0-based row index.
 EPILOG = """\
 link and label files:
   --must-link / --cannot-link FILE: two cells a line, the rows of one link,
-  as 0-based row indices or as ids of DATA (all one way in one file), with an
-  optional header line ("a,b"). --labels FILE: one label per DATA row (in
-  order), or two cells a line (row, label) for the labelled rows only; empty,
-  -1, NA, NaN mean unknown. Every two labelled rows become a must-link (same
-  label) or a cannot-link (different labels).
+  with an optional header line ("a,b"). When DATA has an id column, the
+  cells are ids of DATA, compared as text ("1" is not the id "001"); an
+  integer is never taken for a row index then. Without an id column, they
+  are 0-based row indices. A first line of two ids that also read as column
+  names (id1,id2; from,to) is an error until --links-header says which.
+  --labels FILE: one label per DATA row (in order; the line count must be
+  the row count, after an optional header line), or two cells a line (row,
+  label) for the labelled rows only. Unknown labels: an empty cell, -1, ?,
+  unknown, NA, N/A, NaN, null, none (any case). At most N distinct labels.
+  Every two labelled rows become a must-link (same label) or a cannot-link
+  (different labels).
 
 output:
   Without --out, the assignments go to stdout as CSV (header 'cluster', or
@@ -133,7 +139,20 @@ def add_parser(subparsers):
     links.add_argument("--cannot-link", metavar="FILE", action="append", default=[],
                        help="pairs of rows that belong apart (repeatable)")
     links.add_argument("--labels", metavar="FILE", default=None,
-                       help="partial labels, turned into links")
+                       help="partial labels, turned into links; unknown labels "
+                            "are written as an empty cell, -1, ?, unknown, NA "
+                            "(or N/A, NaN, null, none; any case)")
+    links.add_argument("--links-header", choices=("infer", "yes", "no"),
+                       default="infer",
+                       help="whether the first line of the link files is a "
+                            "header; 'infer' (default): when neither cell names "
+                            "a row, and an error when two ids read as column "
+                            "names too (id1,id2)")
+    links.add_argument("--labels-header", choices=("infer", "yes", "no"),
+                       default="infer",
+                       help="whether the first line of --labels is a header; "
+                            "'infer' (default): see 'link and label files' "
+                            "below")
     model = p.add_argument_group("model")
     model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
                        metavar="auto|INT[,INT...]",

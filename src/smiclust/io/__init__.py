@@ -12,8 +12,9 @@ Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
   once complete (every file the command line writes goes through it).
 
 Conventions. Line and column numbers in messages are 1-based, as a text editor
-or a spreadsheet shows them. Row references in link and label files are either
-0-based row indices or values of the data's id column. Column arguments
+or a spreadsheet shows them. Row references in link and label files are values
+of the data's id column (compared as text) when the data has one, else 0-based
+row indices; never a mix. Column arguments
 (``id_column``, ``columns``) are names from the header or 0-based positions.
 
 Every malformed input raises a :class:`ValueError` whose message is one line:

@@ -101,3 +101,8 @@ def load_npy(path):
     if not isinstance(arr, np.ndarray):
         raise ValueError(f"{path}: expected one array saved by numpy.save")
     return arr
+
+
+def text_ids(ids):
+    """Row ids as a list of str (ids are compared as text), or None."""
+    return None if ids is None else [str(v) for v in ids]

@@ -11,12 +11,16 @@ from ._common import (
     file_suffix,
     is_number,
     load_npy,
+    show,
+    text_ids,
 )
 from ._links import names_a_row, resolve_references
 from ._text import check_width, text_rows
 
 #: Cells of a label file that mean "no label" (compared case-insensitively).
-UNKNOWN_LABELS = frozenset({"", "-1", "na", "n/a", "nan", "null", "none"})
+UNKNOWN_LABELS = frozenset(
+    {"", "-1", "?", "na", "n/a", "nan", "null", "none", "unknown"}
+)
 
 
 def _label_key(cell):
@@ -45,8 +49,9 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
       :func:`read_links`) and its label, for the labelled rows only.
 
     A label is any text; integers written as floats (``"1.0"``) equal their
-    integer. Empty cells, ``-1``, ``NA``, ``N/A``, ``NaN``, ``null`` and
-    ``None`` (any case) mean unknown. A ``.npy`` file holds a 1-d integer array
+    integer. Empty cells, ``-1``, ``?``, ``unknown``, ``NA``, ``N/A``,
+    ``NaN``, ``null`` and ``None`` (any case; :data:`UNKNOWN_LABELS`) mean
+    unknown. A ``.npy`` file holds a 1-d integer array
     of length ``n_samples`` with ``-1`` for unknown.
 
     Parameters
@@ -59,8 +64,11 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
     header : {"infer", True, False}, default="infer"
         With one field a line, ``"infer"`` takes the first line as a header
         when it is text over numeric labels, or else when the file has
-        ``n_samples + 1`` lines; with two fields, when its first cell does not
-        refer to a row.
+        ``n_samples + 1`` lines; a text first line that no other row has as
+        its label, in a file of ``n_samples`` lines, is an error (a header
+        with a label missing, or a label? pass True or False). With two
+        fields, the first line is a header when its first cell does not refer
+        to a row.
     delimiter : str, default=None
         Field separator; ``None`` sniffs it.
 
@@ -78,6 +86,7 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
     """
     check_header_arg(header)
     check_n_samples(n_samples)
+    ids = text_ids(ids)
     if file_suffix(path) in NPY_SUFFIXES:
         return _npy_labels(path, n_samples)
     rows = text_rows(path, delimiter, keep_blank=True)
@@ -141,35 +150,57 @@ def _one_label_per_row(path, rows, n_samples, header):
 
     Blank lines at the end of the file count only as far as needed to reach
     the expected number of lines. With ``header="infer"`` the first line is a
-    header when it is text over numeric labels, or when the line count says so.
+    header when it is text over numeric labels, or when the line count says
+    so; a first line that the count makes a label, but that no other row has
+    as its label, may be a header with one label missing: an error.
     """
     last = max(k for k, (_, cells) in enumerate(rows) if cells != [""])
     shortest, longest = last + 1, len(rows)
     first = rows[0][1][0]
-    if header == "infer":
-        others = [cells[0] for _, cells in rows[1:] if cells != [""]]
-        if first != "" and not is_number(first) and others and all(
-                is_number(cell) for cell in others):
-            options = [(True, n_samples + 1)]  # a name over numeric labels
-        else:
-            options = [(False, n_samples)]
-            if first != "":
-                options.append((True, n_samples + 1))
-            # both fit when blank lines end the file: prefer the exact count
-            options.sort(key=lambda option: option[1] != len(rows))
-    else:
-        options = [(header, n_samples + (1 if header else 0))]
-    for has_header, total in options:
-        if shortest <= total <= longest:
-            rows = rows[:total][1 if has_header else 0:]
-            return _codes([_label_key(cells[0]) for _, cells in rows])
-    counted = (f"{longest} lines" if shortest == longest else
-               f"{longest} lines ({shortest} up to the last label, then blank "
-               "lines)")
-    raise ValueError(
-        f"{path}: {counted}; expected one label per data row ({n_samples}), "
-        "after an optional header line"
-    )
+    candidates = _header_candidates(rows, n_samples) if header == "infer" else [
+        bool(header)]
+    fitting = [h for h in candidates if shortest <= n_samples + h <= longest]
+    if not fitting:
+        raise ValueError(_count_message(path, shortest, longest, n_samples,
+                                        candidates == [True]))
+    has_header = fitting[0]
+    if candidates == [False, True] and fitting == [False]:
+        others = {_label_key(cells[0]) for _, cells in rows[1:]}
+        if _label_key(first) not in others:
+            raise ValueError(
+                f"{path}: line 1 {show(first)} is either a header, leaving "
+                f"{n_samples - 1} labels for the {n_samples} data rows, or the "
+                "label of the first row (a label no other row has); say which "
+                "(command line: --labels-header yes|no; Python: header=True|False)"
+            )
+    rows = rows[:n_samples + has_header][int(has_header):]
+    return _codes([_label_key(cells[0]) for _, cells in rows])
+
+
+def _header_candidates(rows, n_samples):
+    """Whether the first line may be a header (True) or a label (False), the
+    likelier first."""
+    first = rows[0][1][0]
+    if first == "" or is_number(first) or first.casefold() in UNKNOWN_LABELS:
+        return [False]
+    others = [cells[0] for _, cells in rows[1:] if cells != [""]]
+    if others and all(is_number(cell) for cell in others):
+        return [True]  # a name over numeric labels
+    # both fit when blank lines end the file: prefer the exact count
+    return sorted([False, True], key=lambda h: n_samples + h != len(rows))
+
+
+def _count_message(path, shortest, longest, n_samples, has_header):
+    """The file's line count does not give one label per data row."""
+    skip = 1 if has_header else 0
+    counted = (f"{longest - skip} lines" if shortest == longest else
+               f"{longest - skip} lines ({shortest - skip} up to the last label, "
+               "then blank lines)")
+    if has_header:
+        return (f"{path}: {counted} after the header line; expected one label "
+                f"per data row ({n_samples})")
+    return (f"{path}: {counted}; expected one label per data row ({n_samples}), "
+            "after an optional header line")
 
 
 def _codes(keys):

@@ -1,5 +1,7 @@
 """Must-links and cannot-links from files; row references by index or by id."""
 
+import re
+
 import numpy as np
 
 from ._common import (
@@ -10,6 +12,7 @@ from ._common import (
     load_npy,
     parse_int,
     show,
+    text_ids,
 )
 from ._text import check_width, text_rows
 
@@ -24,16 +27,19 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
         ``.npy`` integer array of shape ``(n_links, 2)`` of row indices. An
         empty file means no links.
     ids : array-like of str, default=None
-        Ids of the data rows (from :func:`read_table`). When given, the cells
-        are matched against them; a file whose cells are all integers and
-        none of them an id is read as 0-based row indices (some ids and some
-        non-ids is an error). Without ids, cells are 0-based row indices.
+        Ids of the data rows (from :func:`read_table`). When given, every cell
+        must be one of them, compared as text: ``"1"`` does not name the id
+        ``"001"``, and integers are never read as row indices. Without ids,
+        cells are 0-based row indices.
     n_samples : int
         Number of data rows.
     header : {"infer", True, False}, default="infer"
         ``"infer"`` takes the first line as a header when neither of its two
         cells refers to a row (not an id, not an integer, not an id up to
-        case).
+        case). A first line of two ids that also reads as column names (the
+        same word with the suffixes 1/2 or a/b, as ``id1,id2``, or a pair
+        such as ``from,to``, ``source,target``) is an error under
+        ``"infer"``: pass ``header=True`` or ``header=False``.
     delimiter : str, default=None
         Field separator; ``None`` sniffs it.
 
@@ -51,18 +57,16 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
     """
     check_header_arg(header)
     check_n_samples(n_samples)
+    ids = text_ids(ids)
     if file_suffix(path) in NPY_SUFFIXES:
         return _read_npy_links(path, n_samples)
     rows = text_rows(path, delimiter)
     if not rows:
         return np.empty((0, 2), dtype=np.intp)
     check_width(path, rows, 2, expected="2 (the two rows of a link)")
-    lookup = None if ids is None else set(ids)
     if header == "infer":
-        has_header = not any(names_a_row(cell, ids, lookup) for cell in rows[0][1])
-    else:
-        has_header = header
-    if has_header:
+        header = _infer_links_header(path, *rows[0], ids)
+    if header:
         rows = rows[1:]
     entries = [(line, c + 1, cells[c]) for line, cells in rows for c in (0, 1)]
     flat = resolve_references(path, entries, ids, n_samples)
@@ -79,6 +83,46 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
             )
         seen[key] = line
     return links
+
+
+#: Pairs of column names that head a link file (compared case-insensitively).
+_HEADER_PAIRS = frozenset({
+    ("from", "to"), ("source", "target"), ("src", "dst"), ("left", "right"),
+    ("first", "second"),
+})
+#: The same word (letters, optional separator) with suffixes 1/2 or a/b.
+_NUMBERED_NAMES = re.compile(r"([^\W\d_]+[ _.-]?)(?:(1)|(a))", re.IGNORECASE)
+
+
+def _looks_like_column_names(cells):
+    """Whether two cells read as the names of a link file's two columns."""
+    a, b = (cell.strip().casefold() for cell in cells)
+    if (a, b) in _HEADER_PAIRS:
+        return True
+    match = _NUMBERED_NAMES.fullmatch(a)
+    if match is None:
+        return False
+    stem = match.group(1)
+    return b == stem + ("2" if match.group(2) else "b")
+
+
+def _infer_links_header(path, line, cells, ids):
+    """Whether the first line ``cells`` of a link file is a header.
+
+    A header when neither cell refers to a row. A line of two ids that also
+    reads as column names is ambiguous: an error asking which it is.
+    """
+    lookup = None if ids is None else set(ids)
+    if not any(names_a_row(cell, ids, lookup) for cell in cells):
+        return True
+    if lookup is not None and all(cell in lookup for cell in cells) and \
+            _looks_like_column_names(cells):
+        raise ValueError(
+            f"{path}: line {line}: {show(cells[0])},{show(cells[1])} reads both as "
+            "a header and as a link between two ids of the data; say which "
+            "(command line: --links-header yes|no; Python: header=True|False)"
+        )
+    return False
 
 
 def _read_npy_links(path, n_samples):
@@ -129,41 +173,48 @@ def _matches_an_id_but_for_case(cell, ids):
     return next((v for v in ids if str(v).strip().casefold() == folded), None)
 
 
-def _reference_hint(cell, ids, lookup):
+def _reference_hint(cell, ids):
     """Why ``cell``, not an id, might be meant as one: a parenthesised hint."""
     near = _matches_an_id_but_for_case(cell, ids)
+    if near is None:
+        near = _matches_an_id_as_integer(cell, ids)
     if near is not None:
         return f" (the data has the id {show(near)})"
-    if parse_int(cell) is not None:
-        return (" (a file refers to rows either all by id or all by index; "
-                "other cells of this file are ids)")
-    return ""
+    return (" (when the data has an id column, link and label files name rows by "
+            "id, never by row index)")
+
+
+def _matches_an_id_as_integer(cell, ids):
+    """The id that writes the same integer as ``cell`` (``'001'`` for ``'1'``)."""
+    value = parse_int(cell)
+    if value is None:
+        return None
+    return next((v for v in ids if parse_int(str(v).strip()) == value), None)
 
 
 def resolve_references(path, entries, ids, n_samples):
     """Row indices of ``entries = [(line, column, cell)]``.
 
-    With ids, every cell is matched as an id. Only a file in which *no* cell is
-    an id and every cell is an integer is read as 0-based row indices: with
-    integer ids (say, row numbers of a larger table), a file where some cells
-    are ids and others are not is an error, never a silent re-reading of the
-    whole file as indices.
+    With ids (the data has an id column), every cell must be an id: a cell
+    that is not one is an error naming it, also when it is an integer (row
+    indices are never mixed with ids, nor guessed). Without ids, every cell
+    must be a 0-based row index.
     """
     if not entries:
         return np.empty(0, dtype=np.intp)
     if ids is not None:
         lookup = {value: i for i, value in enumerate(ids)}
-        found = [lookup.get(cell) for _, _, cell in entries]
-        if all(i is not None for i in found):
-            return np.array(found, dtype=np.intp)
-        all_integers = all(parse_int(cell) is not None for _, _, cell in entries)
-        if not all_integers or any(i is not None for i in found):
-            k = next(k for k, i in enumerate(found) if i is None)
-            line, column, cell = entries[k]
-            raise ValueError(
-                f"{path}: line {line}, column {column}: {show(cell)} is not an id "
-                f"of the data{_reference_hint(cell, ids, lookup)}"
-            )
+        out = np.empty(len(entries), dtype=np.intp)
+        for k, (line, column, cell) in enumerate(entries):
+            i = lookup.get(cell)
+            if i is None:
+                got = show(cell) if cell else "an empty cell"
+                raise ValueError(
+                    f"{path}: line {line}, column {column}: {got} is not an id "
+                    f"of the data{_reference_hint(cell, ids)}"
+                )
+            out[k] = i
+        return out
     out = np.empty(len(entries), dtype=np.intp)
     for k, (line, column, cell) in enumerate(entries):
         value = parse_int(cell)

@@ -1,0 +1,119 @@
+"""The command line refuses inputs that could pass for something else.
+
+Each case is a real ``python -m smiclust`` process: the outcome is judged at
+process exit (status, stderr, stdout, files).
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
+
+
+def cli(*args, cwd, **kwargs):
+    return subprocess.run([sys.executable, "-m", "smiclust", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600,
+                          **kwargs)
+
+
+def one_error_line(proc):
+    """The process failed with status 2 and exactly one line on stderr."""
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """40 rows of two moons with zero-padded ids 001..040, and labels."""
+    d = tmp_path_factory.mktemp("trust")
+    X, y = make_moons(40, noise=0.05, random_state=0)
+    ids = [f"{i + 1:03d}" for i in range(40)]
+    with open(d / "padded.csv", "w") as f:
+        f.write("id,x1,x2\n")
+        for i, (a, b) in zip(ids, X):
+            f.write(f"{i},{float(a)!r},{float(b)!r}\n")
+    named = [f"id{i + 1}" for i in range(40)]
+    with open(d / "named.csv", "w") as f:
+        f.write("name,x1,x2\n")
+        for i, (a, b) in zip(named, X):
+            f.write(f"{i},{float(a)!r},{float(b)!r}\n")
+    np.save(d / "moons.npy", X)
+    return {"dir": d, "y": y}
+
+
+def test_links_name_ids_when_data_has_ids(work):
+    d = work["dir"]
+    (d / "by_number.csv").write_text("1,2\n")
+    proc = cli("fit", "padded.csv", "-k", "2", "--id-column", "id",
+               "--must-link", "by_number.csv", *FIXED, cwd=d)
+    line = one_error_line(proc)
+    assert "'1' is not an id of the data (the data has the id '001')" in line
+    (d / "by_id.csv").write_text("001,002\n")
+    proc = cli("fit", "padded.csv", "-k", "2", "--id-column", "id",
+               "--must-link", "by_id.csv", "--json", "--quiet", *FIXED, cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["n_must_link"] == 1
+
+
+def test_link_header_that_reads_as_ids_must_be_settled(work):
+    d = work["dir"]
+    (d / "links.csv").write_text("id1,id2\nid3,id4\n")
+    args = ["fit", "named.csv", "-k", "2", "--id-column", "name", "--must-link",
+            "links.csv", "--json", "--quiet", *FIXED]
+    line = one_error_line(cli(*args, cwd=d))
+    assert "'id1','id2' reads both as a header and as a link" in line
+    assert "--links-header yes|no" in line
+    for header, n_links in (("yes", 1), ("no", 2)):
+        proc = cli(*args, "--links-header", header, cwd=d)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["summary"]["n_must_link"] == n_links
+
+
+def test_labels_one_row_short_with_a_header(work):
+    d = work["dir"]
+    y = work["y"]
+    (d / "short.csv").write_text("label\n" + "".join(f"{v}\n" for v in y[:-1]))
+    line = one_error_line(cli("fit", "moons.npy", "-k", "2", "--labels",
+                              "short.csv", *FIXED, cwd=d))
+    assert "39 lines after the header line; expected one label per data row (40)" \
+        in line
+    names = ["cat" if v else "dog" for v in y]
+    (d / "short_text.csv").write_text("class\n" + "\n".join(names[:-1]) + "\n")
+    line = one_error_line(cli("fit", "moons.npy", "-k", "2", "--labels",
+                              "short_text.csv", *FIXED, cwd=d))
+    assert "leaving 39 labels for the 40 data rows" in line
+
+
+@pytest.mark.parametrize("marker", ["unknown", "?", "NA", "", "-1"])
+def test_unknown_label_markers(work, marker):
+    d = work["dir"]
+    y = work["y"]
+    cells = [str(v) if k % 4 == 0 else marker for k, v in enumerate(y)]
+    (d / "partial.csv").write_text("\n".join(cells) + "\n")
+    proc = cli("fit", "moons.npy", "-k", "2", "--labels", "partial.csv", "--json",
+               "--quiet", *FIXED, cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["n_labeled"] == 10
+
+
+def test_more_distinct_labels_than_clusters(work):
+    d = work["dir"]
+    cells = [str(k % 3) if k % 2 == 0 else "" for k in range(40)]
+    (d / "three.csv").write_text("\n".join(cells) + "\n")
+    line = one_error_line(cli("fit", "moons.npy", "-k", "2", "--labels",
+                              "three.csv", *FIXED, cwd=d))
+    assert "has 3 distinct labels, more than -k 2 clusters" in line
+
+
+def test_help_lists_the_unknown_label_markers(work):
+    proc = cli("fit", "--help", cwd=work["dir"])
+    text = " ".join(proc.stdout.split())
+    assert "-1, ?, unknown, NA" in text
+    assert "--links-header" in text and "--labels-header" in text
