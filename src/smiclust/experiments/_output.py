@@ -174,12 +174,10 @@ def read_records_text(path):
                             "line is not the header of the records)")
     first, _, rest = text.partition("\n")
     if first.rstrip("\r") != header:
-        columns = first[:200]
-        raise OutputDirError(
-            f"The records file {str(path)!r} starts with {columns!r}, not the "
-            f"header {header!r}; choose another output directory (--out) or "
-            "move the file away"
-        )
+        start = ",".join(header.split(",")[:2])
+        raise _refuse(path, "is not a records file of smiclust reproduce (its "
+                            f"first line is {first[:60]!r}, not the header "
+                            f"'{start},...')")
     return rest
 
 
