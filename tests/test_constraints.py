@@ -146,3 +146,21 @@ def test_conflicting_cannot_links_matches_a_brute_force_closure(seed):
         together = (together.astype(int) @ together.astype(int)) > 0
     expected = [p for p in cannot.tolist() if together[p[0], p[1]]]
     assert conflicting_cannot_links(must, cannot, n).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["cat", "", "cat", "dog", "?"],
+        np.array(["cat", None, "cat", "dog", None], dtype=object),
+        [2.5, np.nan, 2.5, 7.0, np.nan],
+        [3, -1, 3, 9, -1],
+    ],
+)
+def test_pairs_from_labels_accepts_any_label_kind(labels):
+    unlabeled = "" if isinstance(labels[1], str) else -1
+    if isinstance(labels, list) and labels[-1] == "?":
+        labels = labels[:-1] + [""]
+    must, cannot = pairs_from_labels(labels, unlabeled=unlabeled)
+    assert must.tolist() == [[0, 2]]
+    assert cannot.tolist() == [[0, 3], [2, 3]]

@@ -166,7 +166,9 @@ class SMIClustering(BaseLinkClustering):
         Number of vectors the final eigen-solve multiplied by :math:`U` (its
         cost in operator applications; ``max_iter`` bounds it).
     n_graph_components_ : int
-        Connected components of the kNN graph joined by the links.
+        Connected components of the kNN graph joined by the links. When there
+        are more than ``n_clusters`` and ``n_neighbors`` was fixed by the user,
+        a ``UserWarning`` says so (a larger ``n_neighbors`` joins them).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -332,7 +334,9 @@ default=None
             must_weight=inputs.must_weight,
             cannot_weight=inputs.cannot_weight,
         )
-        self._store_solution(inputs, solution, (t, gamma, eta), search, candidates)
+        self._store_solution(
+            inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
+        )
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
@@ -425,12 +429,19 @@ default=None
             cannot_weight=inputs.cannot_weight,
         )
 
-    def _store_solution(self, inputs, solution, params, search, candidates):
-        """Set the fitted attributes from the final solve and the search."""
+    def _store_solution(self, inputs, solution, params, search, candidates, t_chosen):
+        """Set the fitted attributes from the final solve and the search.
+
+        ``t_chosen``: ``n_neighbors`` was chosen by the search, so a graph with
+        more components than clusters is the criterion's choice, not the
+        user's, and is not warned about (``n_graph_components_`` records it).
+        """
         c = inputs.n_clusters
         must, cannot = inputs.must_link, inputs.cannot_link
         self.affinity_matrix_ = solution.affinity
-        self.n_graph_components_ = _warn_if_disconnected(solution.affinity, inputs)
+        self.n_graph_components_ = _graph_components(
+            solution.affinity, inputs, warn=not t_chosen
+        )
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
         self.eigenvalues_ = solution.eigenvalues
@@ -511,9 +522,9 @@ def _warn_if_rank_deficient(eigenvalues, c):
         )
 
 
-def _warn_if_disconnected(affinity, inputs):
-    """Warn when the graph of ``K'`` and the links has more components than
-    clusters; return the number of components."""
+def _graph_components(affinity, inputs, *, warn):
+    """Number of connected components of the graph of ``K'`` and the links;
+    with ``warn``, a warning when there are more than clusters."""
     n, c = affinity.shape[0], inputs.n_clusters
     pattern = (
         affinity
@@ -521,7 +532,7 @@ def _warn_if_disconnected(affinity, inputs):
         + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
     )
     n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
-    if c > 1 and n_components > c:
+    if warn and c > 1 and n_components > c:
         warnings.warn(
             f"The kNN graph (with links) has {n_components} connected components, "
             f"more than n_clusters={c}; clusters may follow the components. "

@@ -21,6 +21,7 @@ __all__ = [
     "link_matrix",
     "check_link_weights",
     "pairs_from_labels",
+    "encode_partial_labels",
     "sample_links",
     "count_violations",
     "link_violations",
@@ -332,10 +333,11 @@ def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
     Parameters
     ----------
     labels : array-like of shape (n_samples,)
-        Integer class labels, ``unlabeled`` for samples without a label.
+        Class labels: integers, strings or any mutually comparable values.
+        ``unlabeled``, ``None`` and NaN mark samples without a label.
     n_samples : int, default=None
         If given, ``len(labels)`` must equal it.
-    unlabeled : int, default=-1
+    unlabeled : int or str, default=-1
         Marker of unlabelled samples (as in ``sklearn.semi_supervised``).
 
     Returns
@@ -348,44 +350,83 @@ def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
     >>> must, cannot = pairs_from_labels([0, -1, 0, 1])
     >>> must.tolist(), cannot.tolist()
     ([[0, 2]], [[0, 3], [2, 3]])
+    >>> must, cannot = pairs_from_labels(["cat", None, "cat", "dog"])
+    >>> must.tolist(), cannot.tolist()
+    ([[0, 2]], [[0, 3], [2, 3]])
+    """
+    codes = encode_partial_labels(
+        labels, n_samples=n_samples, unlabeled=unlabeled, owner="pairs_from_labels"
+    )
+    idx = np.flatnonzero(codes >= 0)
+    i, j = np.triu_indices(idx.size, k=1)
+    a, b = idx[i], idx[j]
+    same = codes[a] == codes[b]
+    must = np.stack([a[same], b[same]], axis=1).astype(np.intp)
+    cannot = np.stack([a[~same], b[~same]], axis=1).astype(np.intp)
+    return must.reshape(-1, 2), cannot.reshape(-1, 2)
+
+
+def encode_partial_labels(labels, *, n_samples=None, unlabeled=-1, owner="fit"):
+    """Partial labels as integer codes ``0 .. k-1``, ``-1`` where unknown.
+
+    ``unlabeled``, ``None`` and NaN mark unknown labels; the known ones are
+    coded in sorted order (:func:`numpy.unique`). Raises ``TypeError`` /
+    ``ValueError`` naming ``labels`` and ``owner`` for anything else than a
+    1-d sequence of ``n_samples`` mutually comparable labels.
+
+    Returns
+    -------
+    codes : ndarray of shape (n_samples,), dtype=intp
     """
     if n_samples is not None and (
         not isinstance(n_samples, numbers.Integral)
         or isinstance(n_samples, (bool, np.bool_))
     ):
         raise TypeError(
-            "The 'n_samples' parameter of pairs_from_labels must be an int or None. "
+            f"The 'n_samples' parameter of {owner} must be an int or None. "
             f"Got {n_samples!r} instead."
         )
+    prefix = f"The 'labels' parameter of {owner} must"
+    if hasattr(labels, "toarray"):
+        raise TypeError(f"{prefix} be a 1-d array of labels; got a sparse matrix.")
     y = np.asarray(labels)
     if y.ndim != 1:
-        raise ValueError(
-            "The 'labels' parameter of pairs_from_labels must be 1-d; got an array "
-            f"of shape {y.shape}."
-        )
-    if y.dtype.kind == "b" or not np.issubdtype(y.dtype, np.integer):
-        if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
-            y = y.astype(np.int64)
-        else:
-            hint = ""
-            if y.dtype.kind == "f" and np.isnan(y).any():
-                hint = f" (NaN found: mark unlabelled samples with {unlabeled})"
-            raise TypeError(
-                "The 'labels' parameter of pairs_from_labels must hold integer "
-                f"labels ({unlabeled} for unlabelled); got dtype {y.dtype}{hint}."
-            )
+        raise ValueError(f"{prefix} be 1-d; got an array of shape {y.shape}.")
     if n_samples is not None and y.shape[0] != n_samples:
         raise ValueError(
-            "The 'labels' parameter of pairs_from_labels must have one entry per "
-            f"sample: expected {n_samples}, got {y.shape[0]}."
+            f"{prefix} have one entry per sample: expected {n_samples}, "
+            f"got {y.shape[0]}."
         )
-    idx = np.flatnonzero(y != unlabeled)
-    i, j = np.triu_indices(idx.size, k=1)
-    a, b = idx[i], idx[j]
-    same = y[a] == y[b]
-    must = np.stack([a[same], b[same]], axis=1).astype(np.intp)
-    cannot = np.stack([a[~same], b[~same]], axis=1).astype(np.intp)
-    return must.reshape(-1, 2), cannot.reshape(-1, 2)
+    if y.dtype.kind == "b":
+        raise TypeError(f"{prefix} hold class labels; got booleans.")
+    if y.dtype.kind not in "iufUSO":
+        raise TypeError(f"{prefix} hold class labels; got dtype {y.dtype}.")
+    if y.dtype.kind == "f" and np.isinf(y).any():
+        raise ValueError(f"{prefix} hold finite labels; got inf.")
+    unknown = np.array([_is_unknown(v, unlabeled) for v in y.tolist()], dtype=bool)
+    codes = np.full(y.shape[0], -1, dtype=np.intp)
+    known = y[~unknown]
+    if known.size:
+        try:
+            _, codes[~unknown] = np.unique(known, return_inverse=True)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in known.tolist()})
+            raise TypeError(
+                f"{prefix} hold labels of one kind; got {', '.join(kinds)}."
+            ) from None
+    return codes
+
+
+def _is_unknown(value, unlabeled):
+    if value is None:
+        return True
+    if isinstance(value, float) and np.isnan(value):
+        return True
+    return type(value) is type(unlabeled) and value == unlabeled or (
+        isinstance(value, numbers.Number)
+        and isinstance(unlabeled, numbers.Number)
+        and value == unlabeled
+    )
 
 
 def sample_links(labels, n_links, random_state=None):

@@ -108,8 +108,8 @@ def check_n_neighbors(n_neighbors, n_samples, *, owner):
         if not 1 <= value < n_samples:
             raise ValueError(
                 f"The 'n_neighbors' parameter of {owner} must be an int in the "
-                f"range [1, n_samples - 1], i.e. smaller than n_samples={n_samples}. "
-                f"Got {n_neighbors!r} instead."
+                f"range [1, n_samples - 1] = [1, {n_samples - 1}], i.e. smaller than "
+                f"n_samples={n_samples}. Got {n_neighbors!r} instead."
             )
     return [int(t) for t in values] if grid else int(n_neighbors)
 
