@@ -271,3 +271,18 @@ def test_link_weights_beyond_range_are_rejected(name, value):
     model = SMIClustering(2, n_neighbors=3, **{name: value})
     with pytest.raises(ValueError, match=f"The '{name}' parameter of SMIClustering"):
         model.fit(X, must_link=[[0, 1]], cannot_link=[[2, 3]])
+
+
+@pytest.mark.parametrize("value", [1e308, -1e308, 1e200])
+def test_predict_far_away_samples_is_quiet_and_uniform(value):
+    import warnings
+
+    X = np.random.RandomState(0).normal(size=(50, 2))
+    model = SMIClustering(2, n_neighbors=4, random_state=0).fit(X)
+    X_new = np.array([[value, value], [value, -value]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        proba = model.predict_proba(X_new)
+        labels = model.predict(X_new)
+    assert_allclose(proba, 0.5)
+    assert labels.shape == (2,)

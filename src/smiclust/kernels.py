@@ -179,11 +179,14 @@ def local_scaling_cross_kernel(
             )
         return sp.csr_matrix((values, (rows, cols)), shape=D.shape)
 
-    blocks = list(
-        pairwise_distances_chunked(
-            X_new, X_fit, reduce_func=reduce, working_memory=working_memory
+    # Distances of far new samples overflow to inf (or inf - inf = nan in the
+    # expansion); reduce() treats both as "too far", the kernel's limit.
+    with np.errstate(over="ignore", invalid="ignore"):
+        blocks = list(
+            pairwise_distances_chunked(
+                X_new, X_fit, reduce_func=reduce, working_memory=working_memory
+            )
         )
-    )
     return sp.vstack(blocks, format="csr")
 
 
