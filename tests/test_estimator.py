@@ -286,3 +286,13 @@ def test_predict_far_away_samples_is_quiet_and_uniform(value):
         labels = model.predict(X_new)
     assert_allclose(proba, 0.5)
     assert labels.shape == (2,)
+
+
+def test_missing_values_are_named_with_their_position():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(np.random.RandomState(0).normal(size=(20, 2))).astype("Float64")
+    X.iloc[3, 1] = pd.NA
+    with pytest.raises(ValueError, match=r"missing values in 'X'; found <NA> at row 3"):
+        SMIClustering(2, n_neighbors=3).fit(X)
+    with pytest.raises(ValueError, match="Input X contains NaN"):  # None is NaN
+        SMIClustering(2, n_neighbors=3).fit(np.array([[1.0, None]] * 20, dtype=object))

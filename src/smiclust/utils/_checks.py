@@ -64,10 +64,26 @@ def check_numeric(X, *, owner, name="X"):
         try:
             np.asarray(X, dtype=np.float64)
         except (ValueError, TypeError) as exc:
+            missing = _first_missing(X)
+            if missing is not None:
+                (i, j), value = missing
+                raise ValueError(
+                    f"{owner} does not accept missing values in {name!r}; found "
+                    f"{value!r} at row {i}, column {j}. Impute or drop them first."
+                ) from None
             raise TypeError(
                 f"{owner} expects real numbers in {name!r}; got an object array "
                 f"holding values that are not numbers ({exc})."
             ) from None
+
+
+def _first_missing(X):
+    """Position and value of the first ``None`` or pandas ``NA``/``NaT`` cell."""
+    arr = np.asarray(X, dtype=object)
+    for index, value in np.ndenumerate(arr):
+        if value is None or type(value).__name__ in ("NAType", "NaTType"):
+            return index, value
+    return None
 
 
 def check_samples(X, *, owner, min_samples=1, name="X"):
