@@ -15,9 +15,10 @@ eigenvectors are those of the SMIC kernel :math:`K` (by eigenvalue magnitude).
 Prior validation of inputs is assumed.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from .constraints import link_matrix
 from .eigensolvers import leading_eigenvectors
@@ -29,9 +30,9 @@ from .labeling import (
     fix_signs,
     uncovered_rows,
 )
-from .link_operator import SMICOperator
+from .link_operator import GroupSMICOperator, SMICOperator
 
-__all__ = ["SMICSolution", "solve_smic"]
+__all__ = ["SMICSolution", "solve_smic", "solve_smic_groups"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,90 @@ def solve_smic(
         gamma,
         eta,
     )
+    graph = op.K_mod + op.cannot_matrix if eta and op.cannot_matrix.nnz else op.K_mod
+    solution = _solve_operator(
+        op,
+        graph,
+        n_clusters,
+        eigen_solver=eigen_solver,
+        random_state=random_state,
+        tol=tol,
+        max_iter=max_iter,
+        warm_start=warm_start,
+    )
+    return replace(solution, affinity=K_mod)
+
+
+def solve_smic_groups(
+    K_off,
+    groups,
+    n_clusters,
+    gamma,
+    eta,
+    *,
+    eigen_solver="auto",
+    random_state=None,
+    tol=0.0,
+    max_iter=None,
+    warm_start=None,
+):
+    """Solve 3SMIC on closed links (must-link groups, lifted cannot-links).
+
+    The same solve as :func:`solve_smic` for the explicit closed links
+    (:func:`smiclust.link_groups.closed_links`), with the kernel and the link
+    matrices applied through the group indicator
+    (:class:`~smiclust.link_operator.GroupSMICOperator`); labels are the
+    paper's argmax (:func:`smiclust.link_groups.group_labels` reads labels
+    that respect the groups from ``eigenvectors``).
+
+    Prior validation is assumed: ``K_off`` from
+    :func:`smiclust.link_groups.off_group_kernel`, ``gamma, eta >= 0``.
+
+    Returns
+    -------
+    solution : SMICSolution
+        ``affinity`` is the operator's :math:`K'` as a sparse matrix when its
+        group blocks hold at most 20 times the entries of ``K_off``, else
+        ``None`` (it would be too dense to store).
+    """
+    op = GroupSMICOperator(K_off, groups, gamma, eta)
+    solution = _solve_operator(
+        op,
+        _group_graph(K_off, groups, with_cannot=bool(eta)),
+        n_clusters,
+        eigen_solver=eigen_solver,
+        random_state=random_state,
+        tol=tol,
+        max_iter=max_iter,
+        warm_start=warm_start,
+    )
+    sizes = groups.sizes.astype(np.float64)
+    affinity = None
+    if sizes @ sizes <= 20.0 * max(K_off.nnz, K_off.shape[0]):
+        affinity = (K_off + op.G @ op.GT).tocsr()
+    return replace(solution, affinity=affinity)
+
+
+def _group_graph(K_off, groups, *, with_cannot):
+    """A sparse graph with the connected components of :math:`K'` (and of
+    the lifted cannot-links when ``with_cannot``): ``K_off`` plus each sample
+    joined to its group's first member."""
+    n = K_off.shape[0]
+    first = np.full(groups.n_groups, n, dtype=np.intp)
+    np.minimum.at(first, groups.group, np.arange(n))
+    rows, cols = [np.arange(n)], [first[groups.group]]
+    if with_cannot and len(groups.cannot_pairs):
+        rows.append(first[groups.cannot_pairs[:, 0]])
+        cols.append(first[groups.cannot_pairs[:, 1]])
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    star = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    return K_off + star + star.T
+
+
+def _solve_operator(
+    op, graph, n_clusters, *, eigen_solver, random_state, tol, max_iter, warm_start
+):
+    """Leading eigenvectors of ``op`` and the paper's post-processing."""
     vals, vecs = leading_eigenvectors(
         op,
         n_clusters,
@@ -125,10 +210,9 @@ def solve_smic(
         warm_start=warm_start,
     )
     signed = fix_signs(vecs)
-    graph = op.K_mod + op.cannot_matrix if eta and op.cannot_matrix.nnz else op.K_mod
     signed[uncovered_rows(graph, signed)] = 0.0
     # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U) get beta 0
-    middle = op.apply_middle(K_mod @ signed)
+    middle = op.apply_middle(op.apply_kernel(signed))
     lam_max = max(float(vals.max()), np.finfo(float).tiny)
     keep = vals > 1e-12 * lam_max
     dual = np.zeros_like(signed)
@@ -145,5 +229,4 @@ def solve_smic(
         dual_coef=dual[:, order],
         normalizer=normalizer[order],
         n_operator_applications=max(op.n_applied, 1),
-        affinity=K_mod,
     )

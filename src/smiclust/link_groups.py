@@ -1,0 +1,282 @@
+r"""Links closed under their own logic: must-link groups and lifted cannot-links.
+
+Must-links are transitive: the connected components of the must-link graph are
+**groups** whose samples all belong together. A cannot-link between two
+samples then holds between their whole groups (it is **lifted**). Partial
+labels give the same structure directly: one group per class, every two
+classes cannot-linked.
+
+A group is represented by a sparse ``n × g`` indicator :math:`G` (one 1 per
+row; samples in no link are groups of one), so the closed must-link matrix is
+:math:`M = GG^\top` and the lifted cannot-link matrix :math:`C = GC_gG^\top`
+with :math:`C_g` the ``g × g`` group cannot-link matrix: neither is formed.
+:func:`off_group_kernel` and :class:`smiclust.link_operator.GroupSMICOperator`
+apply the kernel modification and :math:`U` on this structure, and
+:func:`group_labels` reads labels that keep groups together and cannot-linked
+groups apart. Prior validation of inputs is assumed.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+__all__ = [
+    "LinkGroups",
+    "link_groups",
+    "groups_from_labels",
+    "closed_links",
+    "off_group_kernel",
+    "group_labels",
+]
+
+
+@dataclass(frozen=True)
+class LinkGroups:
+    """Must-link groups and the cannot-links between them.
+
+    Attributes
+    ----------
+    group : ndarray of shape (n_samples,)
+        Group of each sample, ``0 .. n_groups - 1``.
+    cannot_pairs : ndarray of shape (n_pairs, 2)
+        Distinct cannot-linked group pairs ``(a, b)`` with ``a < b``. A
+        cannot-link inside one group contradicts the must-links and is not
+        kept (see ``n_contradictions``).
+    n_contradictions : int
+        Cannot-links whose samples the must-links put in one group.
+    """
+
+    group: np.ndarray
+    cannot_pairs: np.ndarray
+    n_contradictions: int = 0
+    indicator: sp.csr_matrix = field(init=False, repr=False, compare=False)
+    cannot_matrix: sp.csr_matrix = field(init=False, repr=False, compare=False)
+    sizes: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        n, g = self.group.shape[0], self.n_groups
+        G = sp.csr_matrix((np.ones(n), (np.arange(n), self.group)), shape=(n, g))
+        pairs = self.cannot_pairs
+        C = sp.csr_matrix(
+            (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(g, g)
+        )
+        object.__setattr__(self, "indicator", G)
+        object.__setattr__(self, "cannot_matrix", (C + C.T).tocsr())
+        object.__setattr__(self, "sizes", np.bincount(self.group, minlength=g))
+
+    @property
+    def n_groups(self):
+        return int(self.group.max()) + 1 if self.group.size else 0
+
+
+def link_groups(must_link, cannot_link, n_samples):
+    """The closure of the links: must-link groups, lifted cannot-links.
+
+    Parameters
+    ----------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Validated links.
+    n_samples : int
+
+    Returns
+    -------
+    groups : LinkGroups
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smiclust.link_groups import link_groups
+    >>> g = link_groups(np.array([[0, 1], [1, 2]]), np.array([[2, 3]]), 5)
+    >>> g.group.tolist(), g.cannot_pairs.tolist()
+    ([0, 0, 0, 1, 2], [[0, 1]])
+    """
+    must = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
+    cannot = np.asarray(cannot_link, dtype=np.intp).reshape(-1, 2)
+    if len(must):
+        A = sp.csr_matrix(
+            (np.ones(len(must)), (must[:, 0], must[:, 1])), shape=(n_samples,) * 2
+        )
+        _, group = connected_components(A, directed=False)
+    else:
+        group = np.arange(n_samples)
+    a, b = group[cannot[:, 0]], group[cannot[:, 1]]
+    inside = a == b
+    pairs = np.sort(np.column_stack([a[~inside], b[~inside]]), axis=1)
+    pairs = np.unique(pairs, axis=0).reshape(-1, 2)
+    return LinkGroups(
+        group.astype(np.intp), pairs.astype(np.intp), int(np.count_nonzero(inside))
+    )
+
+
+def groups_from_labels(codes):
+    """Groups from partial labels: one group per class, classes cannot-linked.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Label codes ``0 .. k-1``, each used, ``-1`` for unknown
+        (:func:`smiclust.constraints.encode_partial_labels`).
+
+    Returns
+    -------
+    groups : LinkGroups
+        Groups ``0 .. k-1`` are the classes; each unlabelled sample is a group
+        of its own.
+    """
+    codes = np.asarray(codes, dtype=np.intp)
+    k = int(codes.max()) + 1 if codes.size else 0
+    unknown = codes < 0
+    group = codes.copy()
+    group[unknown] = k + np.arange(np.count_nonzero(unknown))
+    i, j = np.triu_indices(k, k=1)
+    pairs = np.column_stack([i, j]).astype(np.intp).reshape(-1, 2)
+    return LinkGroups(group, pairs)
+
+
+def closed_links(groups):
+    """Every must-link and cannot-link the closure implies, as explicit pairs.
+
+    ``O(sum of squared group sizes)`` pairs: a reference for tests and for
+    estimators that take explicit links, not for the default path.
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Canonical (``i < j``), sorted.
+    """
+    members = [np.flatnonzero(groups.group == a) for a in range(groups.n_groups)]
+    must = [
+        np.column_stack([m[i], m[j]])
+        for m in members
+        for i, j in [np.triu_indices(m.size, k=1)]
+    ]
+    cannot = [
+        np.sort(np.stack(np.meshgrid(members[a], members[b]), -1).reshape(-1, 2), 1)
+        for a, b in groups.cannot_pairs
+    ]
+    must = np.vstack(must + [np.empty((0, 2), np.intp)]).astype(np.intp)
+    cannot = np.vstack(cannot + [np.empty((0, 2), np.intp)]).astype(np.intp)
+    return _sorted_pairs(must), _sorted_pairs(cannot)
+
+
+def _sorted_pairs(pairs):
+    if not len(pairs):
+        return pairs.reshape(-1, 2)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+def off_group_kernel(K, groups):
+    """``K`` without its within-group and its cannot-linked entries.
+
+    With it the modified kernel of the closed links is
+    :math:`K' = K_{\\mathrm{off}} + GG^\\top`: within-group entries 1 (the
+    diagonal included), entries between cannot-linked groups 0.
+
+    Returns
+    -------
+    K_off : scipy.sparse.csr_matrix of shape (n, n)
+        Same or smaller sparsity than ``K``.
+    """
+    K = sp.coo_matrix(K)
+    gi, gj = groups.group[K.row], groups.group[K.col]
+    drop = gi == gj
+    if groups.cannot_matrix.nnz:
+        drop |= np.asarray(groups.cannot_matrix[gi, gj]).ravel() > 0
+    keep = ~drop
+    return sp.csr_matrix((K.data[keep], (K.row[keep], K.col[keep])), shape=K.shape)
+
+
+def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
+    r"""Labels that keep must-link groups together and cannot-linked groups apart.
+
+    Each sample's non-negative scores (the paper's clipped, column-normalised
+    scores) are scaled to sum 1 (uniform where all are 0) and summed per group
+    into :math:`m_{ay}`. A group takes the cluster of its largest mass, except
+    where cannot-links say otherwise:
+
+    * two clusters: a connected component of the group cannot-link graph that
+      is bipartite has two labellings satisfying all its links (a 2-colouring
+      and its flip); the one with the larger total mass is taken (exact);
+    * otherwise (more clusters, or contradictory links): iterated conditional
+      modes from the argmax, a group taking the cluster that maximises
+      :math:`m_{ay}/\sum_y m_{ay} - \mathrm{penalty}\cdot
+      \#\{\text{cannot-linked groups in } y\}`, larger groups first, until no
+      group moves or ``max_rounds``.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    total = S.sum(axis=1, keepdims=True)
+    P = np.where(total > 0, S / np.where(total > 0, total, 1.0), 1.0 / n_clusters)
+    g = groups.n_groups
+    mass = np.zeros((g, n_clusters))
+    np.add.at(mass, groups.group, P)
+    labels = np.argmax(mass, axis=1)
+    if not len(groups.cannot_pairs):
+        return labels[groups.group]
+    linked = np.unique(groups.cannot_pairs)
+    todo = np.zeros(g, dtype=bool)
+    if n_clusters == 2:
+        colour, component, bad = _two_colouring(groups.cannot_matrix, linked)
+        ok = linked[~bad[component[linked]]]
+        keep = np.bincount(component[ok], weights=mass[ok, colour[ok]])
+        flip = np.bincount(component[ok], weights=mass[ok, 1 - colour[ok]])
+        flipped = (flip > keep)[component[ok]]
+        labels[ok] = np.where(flipped, 1 - colour[ok], colour[ok])
+        todo[linked[bad[component[linked]]]] = True
+    else:
+        todo[linked] = True
+    if todo.any():
+        _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
+    return labels[groups.group]
+
+
+def _two_colouring(C, nodes):
+    """2-colouring of the graph ``C`` from ``nodes``; components that are not
+    bipartite are marked ``bad``."""
+    n_components, component = connected_components(C, directed=False)
+    colour = np.full(C.shape[0], -1, dtype=np.intp)
+    bad = np.zeros(n_components, dtype=bool)
+    indptr, indices = C.indptr, C.indices
+    for start in nodes:
+        if colour[start] >= 0:
+            continue
+        colour[start] = 0
+        stack = [start]
+        while stack:
+            u = stack.pop()
+            for v in indices[indptr[u] : indptr[u + 1]]:
+                if colour[v] < 0:
+                    colour[v] = 1 - colour[u]
+                    stack.append(v)
+                elif colour[v] == colour[u]:
+                    bad[component[u]] = True
+    return colour, component, bad
+
+
+def _conditional_modes(labels, mass, groups, todo, penalty, max_rounds):
+    """Iterated conditional modes on the group cannot-link graph, in place."""
+    C = groups.cannot_matrix
+    n_clusters = mass.shape[1]
+    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    order_key = -groups.sizes
+    indptr, indices = C.indptr, C.indices
+    rows = np.arange(labels.size)
+    for _ in range(max_rounds):
+        onehot = np.zeros_like(mass)
+        onehot[rows, labels] = 1.0
+        cost = share - penalty * (C @ onehot)
+        gain = cost.max(axis=1) - cost[rows, labels]
+        movers = np.flatnonzero(todo & (gain > 1e-12))
+        if not movers.size:
+            break
+        for a in movers[np.argsort(order_key[movers], kind="stable")]:
+            neighbours = labels[indices[indptr[a] : indptr[a + 1]]]
+            c_a = share[a] - penalty * np.bincount(neighbours, minlength=n_clusters)
+            best = int(np.argmax(c_a))
+            if c_a[best] > c_a[labels[a]] + 1e-12:
+                labels[a] = best

@@ -1,0 +1,148 @@
+"""Closed links (must-link groups, lifted cannot-links) against brute force:
+the transitive closure by repeated pair search, the group operator against the
+paper's dense U built from the explicit closed links, the group labelling
+against exhaustive search."""
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from smiclust import sample_links
+from smiclust.constraints import encode_partial_labels, pairs_from_labels
+from smiclust.kernels import local_scaling_kernel, modified_kernel
+from smiclust.link_groups import (
+    closed_links,
+    group_labels,
+    groups_from_labels,
+    link_groups,
+    off_group_kernel,
+)
+from smiclust.link_operator import GroupSMICOperator, dense_smic_matrix
+from smiclust.solver import solve_smic, solve_smic_groups
+
+
+def _brute_closure(must, cannot, n):
+    """Closure by fixed-point iteration over explicit pair sets."""
+    same = {tuple(sorted(p)) for p in must.tolist()}
+    changed = True
+    while changed:
+        changed = False
+        for (a, b), (c, d) in itertools.product(list(same), repeat=2):
+            for x, y in ((a, c), (a, d), (b, c), (b, d)):
+                if x == y:
+                    others = {a, b, c, d} - {x}
+                    for p in itertools.combinations(sorted(others), 2):
+                        if p not in same:
+                            same.add(p)
+                            changed = True
+    def together(i, j):
+        return i == j or tuple(sorted((i, j))) in same
+    diff = set()
+    for i, j in cannot.tolist():
+        for k in range(n):
+            for m in range(n):
+                if together(i, k) and together(j, m) and not together(k, m):
+                    diff.add(tuple(sorted((k, m))))
+    return sorted(same), sorted(diff)
+
+
+def _links(seed, n=14, n_links=12):
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 3, size=n)
+    return y, *sample_links(y, n_links, random_state=seed)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closure_matches_brute_force(seed):
+    y, must, cannot = _links(seed)
+    groups = link_groups(must, cannot, y.size)
+    m, c = closed_links(groups)
+    bm, bc = _brute_closure(must, cannot, y.size)
+    assert [tuple(p) for p in m.tolist()] == bm
+    assert [tuple(p) for p in c.tolist()] == bc
+    assert groups.n_contradictions == 0  # links typed by true labels
+
+
+def test_contradictory_cannot_link_is_counted_not_kept():
+    groups = link_groups(np.array([[0, 1], [1, 2]]), np.array([[0, 2], [2, 3]]), 4)
+    assert groups.n_contradictions == 1
+    assert groups.cannot_pairs.tolist() == [[0, 1]]
+
+
+def test_groups_from_labels_equal_the_closure_of_their_pairs():
+    labels = np.array(["a", None, "b", "a", None, "c", "b"], dtype=object)
+    codes = encode_partial_labels(labels)
+    from_labels = groups_from_labels(codes)
+    must, cannot = pairs_from_labels(labels)
+    from_pairs = link_groups(must, cannot, labels.size)
+    assert_array_equal(closed_links(from_labels)[0], closed_links(from_pairs)[0])
+    assert_array_equal(closed_links(from_labels)[1], closed_links(from_pairs)[1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("gamma, eta", [(0.0, 0.0), (1.0, 0.0), (0.7, 1.3)])
+def test_group_operator_is_the_papers_U_of_the_closed_links(seed, gamma, eta):
+    rng = np.random.RandomState(seed)
+    y = np.repeat([0, 1], 20)
+    X = rng.normal(size=(40, 3)) + 3 * y[:, None]
+    must, cannot = sample_links(y, 25, random_state=seed)
+    K = local_scaling_kernel(X, 4)
+    groups = link_groups(must, cannot, 40)
+    closed_must, closed_cannot = closed_links(groups)
+    K_mod = modified_kernel(K, closed_must, closed_cannot)
+    U = dense_smic_matrix(K_mod, closed_must, closed_cannot, gamma, eta)
+    op = GroupSMICOperator(off_group_kernel(K, groups), groups, gamma, eta)
+    assert_allclose(op.apply_kernel(np.eye(40)), K_mod.toarray(), atol=1e-14)
+    V = rng.normal(size=(40, 3))
+    assert_allclose(op @ V, U @ V, rtol=1e-10, atol=1e-10)
+    a = solve_smic(K, closed_must, closed_cannot, 2, gamma, eta, random_state=0)
+    b = solve_smic_groups(off_group_kernel(K, groups), groups, 2, gamma, eta,
+                          random_state=0)
+    assert_allclose(b.eigenvalues, a.eigenvalues, rtol=1e-8)
+    assert_allclose(np.abs(b.eigenvectors.T @ a.eigenvectors), np.eye(2), atol=1e-6)
+    assert_allclose(b.affinity.toarray(), K_mod.toarray(), atol=1e-14)
+
+
+def _brute_group_labels(S, groups, c):
+    """Best labelling of the groups by total row-normalised score among those
+    satisfying every lifted cannot-link (exhaustive)."""
+    P = S / S.sum(axis=1, keepdims=True)
+    mass = np.zeros((groups.n_groups, c))
+    np.add.at(mass, groups.group, P)
+    best, best_value = None, -np.inf
+    for lab in itertools.product(range(c), repeat=groups.n_groups):
+        lab = np.array(lab)
+        if np.any(lab[groups.cannot_pairs[:, 0]] == lab[groups.cannot_pairs[:, 1]]):
+            continue
+        value = mass[np.arange(groups.n_groups), lab].sum()
+        if value > best_value + 1e-12:
+            best, best_value = lab, value
+    return best[groups.group]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_cluster_group_labels_are_the_exact_optimum(seed):
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 2, size=12)
+    must, cannot = sample_links(y, 8, random_state=seed)
+    groups = link_groups(must, cannot, 12)
+    S = rng.uniform(0.01, 1, size=(12, 2))
+    got = group_labels(S, groups, 2)
+    expected = _brute_group_labels(S, groups, 2)
+    assert_array_equal(got, expected)
+    assert np.all(got[must[:, 0]] == got[must[:, 1]])
+    assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_many_cluster_group_labels_keep_groups_and_respect_cannot_links(seed):
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 4, size=30)
+    must, cannot = sample_links(y, 20, random_state=seed)
+    groups = link_groups(must, cannot, 30)
+    S = np.eye(4)[y] + rng.uniform(0, 0.3, size=(30, 4))  # scores close to the truth
+    got = group_labels(S, groups, 4, penalty=1.0)
+    assert np.all(got[must[:, 0]] == got[must[:, 1]])
+    assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
