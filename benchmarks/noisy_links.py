@@ -48,6 +48,7 @@ with the score).
 
 import argparse
 import csv
+import json
 import math
 import os
 import sys
@@ -86,7 +87,7 @@ CORRECT_WEIGHTS = (0.5, 1.0)
 FIELDS = ("problem", "dataset", "preprocessing", "link_fraction", "n_links",
           "n_unlinked", "flip_fraction", "n_flipped", "seed", "method", "status",
           "error", "ari", "ari_unlinked", "seconds", "p_at_k", "p_at_2k",
-          "r_at_2k", "ap")
+          "r_at_2k", "ap", "default_params")
 
 _PEER_CLASSES = {"COPKMeans": "COPKMeans", "PCKMeans": "PCKMeans"}
 
@@ -321,10 +322,13 @@ def run_task(problem, seed, levels=None):
                 return model.fit(X, must_link=must, cannot_link=cannot, **weights)
 
             model, *rest = _timed(fit_default)
+            params = json.dumps(_default_params(), sort_keys=True)
             if model is None:
-                record(None, *rest, mask, method="default", **common)
+                record(None, *rest, mask, method="default", default_params=params,
+                       **common)
             else:
                 record(model.labels_, *rest, mask, method="default", **common,
+                       default_params=params,
                        **suspect_scores(model.suspect_links_, flipped, len(must)))
             w = simulate_weights(flipped, np.random.RandomState([seed, 1]))
             model, *rest = _timed(lambda: fit_default(
@@ -584,7 +588,11 @@ def report(records):
     seeds = sorted({r["seed"] for r in records})
     failed = [r for r in records if r["status"] == "failed"]
     errors = sorted({r["error"].split(":")[0] for r in failed})
+    defaults = sorted({r.get("default_params", "") for r in records
+                       if r["method"] == "default"})
     parts = [
+        "Defaults of SMIClustering in the records (get_params() of "
+        "SMIClustering()): " + "; ".join(f"`{d}`" for d in defaults) + ".", "",
         f"Seeds: {len(seeds)} ({', '.join(map(str, seeds))}); cells are mean ± std "
         "over seeds of the adjusted Rand index. A failed run counts as ARI 0 "
         f"({len(failed)} failed run(s): {', '.join(errors) or 'none'}).",
@@ -605,7 +613,9 @@ def report(records):
 def _default_params():
     from smiclust import SMIClustering
 
-    return SMIClustering().get_params()
+    params = SMIClustering().get_params()
+    return {k: v for k, v in params.items() if k not in ("n_clusters",
+                                                          "random_state")}
 
 
 def main(argv=None):
