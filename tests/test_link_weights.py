@@ -48,7 +48,7 @@ def test_weighted_kernel_and_operator_match_brute_force(seed):
 
 def test_unit_weights_are_the_papers_3smic():
     X, _, must, cannot, _, _ = _problem(1)
-    kw = dict(n_neighbors=[3, 5], random_state=0)
+    kw = dict(n_neighbors=[3, 5], links="paper", random_state=0)
     a = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
     b = SMIClustering(2, **kw).fit(
         X, must_link=must, cannot_link=cannot,
@@ -63,7 +63,7 @@ def test_zero_weight_is_the_same_as_leaving_the_link_out():
     X, _, must, cannot, _, _ = _problem(2)
     keep = np.ones(len(must), dtype=bool)
     keep[::3] = False
-    kw = dict(n_neighbors=[3, 5], gamma=[0.0, 1.0], random_state=0)
+    kw = dict(n_neighbors=[3, 5], gamma=[0.0, 1.0], links="paper", random_state=0)
     a = SMIClustering(2, **kw).fit(X, must_link=must[keep], cannot_link=cannot,
                                    must_link_weight=np.ones(keep.sum()))
     b = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot,

@@ -154,7 +154,9 @@ def test_violation_penalty_moves_the_choice_between_lsmi_and_the_links():
     grids = dict(n_neighbors=[1, 2, 4, 7, 10], gamma=[0.0, 1.0], eta=[0.0, 1.0])
     chosen = {}
     for weight in (0.0, 1.0, 1e6):
-        model = SMIClustering(2, violation_penalty=weight, random_state=0, **grids)
+        model = SMIClustering(
+            2, violation_penalty=weight, links="paper", random_state=0, **grids
+        )
         model.fit(X, must_link=must, cannot_link=cannot)
         res = model.tuning_results_
         assert_allclose(res["criterion"], selection_criterion(

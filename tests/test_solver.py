@@ -247,7 +247,7 @@ def test_fragmented_graph_labels_do_not_change_with_a_rescaling(t):
 
     X, y = make_moons(150, noise=0.1, random_state=2)
     must, cannot = sample_links(y, 10, random_state=0)
-    kw = dict(n_neighbors=t, gamma=1.0, eta=0.0, random_state=0)
+    kw = dict(n_neighbors=t, gamma=1.0, eta=0.0, links="paper", random_state=0)
     a = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
     b = SMIClustering(2, **kw).fit(X * 1000, must_link=must, cannot_link=cannot)
     np.testing.assert_array_equal(a.labels_, b.labels_)

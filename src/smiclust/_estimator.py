@@ -2,6 +2,7 @@
 
 import numbers
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -9,13 +10,20 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
-from .constraints import link_matrix, link_violations, rank_suspect_links
+from .constraints import (
+    check_constraints,
+    encode_partial_labels,
+    link_matrix,
+    link_violations,
+    rank_suspect_links,
+)
 from .kernels import (
     local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
 )
 from .labeling import cluster_scores, row_probabilities
+from .link_groups import link_groups
 from .lsmi import LSMIDesign
 from .model_selection import (
     DEFAULT_ETAS,
@@ -24,7 +32,7 @@ from .model_selection import (
     candidate_grid,
     search_parameters,
 )
-from .solver import solve_smic
+from .solver import LinkSet, solve_links
 from .utils import (
     IntegerGrid,
     Interval,
@@ -91,6 +99,18 @@ class SMIClustering(BaseLinkClustering):
         paper's criterion; larger values trust the links more (measured in the
         user guide, "What is tuned automatically"), 0 chooses by LSMI alone. No
         effect without links or when nothing is searched.
+    links : {"closure", "paper"}, default="closure"
+        How the links are used. ``"paper"`` is the paper's 3SMIC exactly: the
+        links as given enter :math:`K'`, :math:`M` and :math:`C`, and labels
+        are the paper's argmax. ``"closure"`` (beyond the paper) first closes
+        them: must-links are transitive, so their connected components are
+        groups whose samples all get must-links; a cannot-link holds between
+        the two whole groups (:mod:`smiclust.link_groups`, applied through a
+        sparse group indicator, never as dense blocks); the labels keep each
+        group together and cannot-linked groups apart where the links allow
+        (:func:`~smiclust.link_groups.group_labels`). The parameters are
+        chosen by the same criterion. Measured in the user guide ("How the
+        links act"). With link weights the links are used as given.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -128,15 +148,19 @@ class SMIClustering(BaseLinkClustering):
     eigenvectors_ : ndarray of shape (n_samples, n_clusters)
         Sign-fixed leading eigenvectors :math:`\tilde\phi_y`.
     proba_ : ndarray of shape (n_samples, n_clusters)
-        Class probabilities of the training samples, consistent with
-        ``labels_``: the clipped, column-normalised eigenvectors (the scores
-        whose row-wise argmax is the label), rows scaled to sum 1; a row with
-        no positive score is one-hot at its label.
+        Class probabilities of the training samples: the clipped,
+        column-normalised eigenvectors, rows scaled to sum 1; a row with no
+        positive score is one-hot at its label. With ``links="paper"`` its
+        row-wise argmax is ``labels_``; with closed links the labelling that
+        respects the groups may differ from it where the links decided.
     dual_coef_ : ndarray of shape (n_samples, n_clusters)
         :math:`\beta_y = B K'\tilde\phi_y/\lambda_y` with
         :math:`B = (I+\gamma M)^2 + (I-\eta C)^2`, used by :meth:`predict`.
     n_neighbors_, gamma_, eta_ : int, float, float
         Parameters used for the final solution (chosen or given).
+    links_ : {"closure", "paper"}
+        How the links were used (``"paper"`` when ``links="closure"`` met
+        link weights, and without links).
     lsmi_ : float
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
@@ -159,7 +183,9 @@ class SMIClustering(BaseLinkClustering):
         nothing is searched); :meth:`candidate_parameters` lists them before a
         fit.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        The modified kernel :math:`K'` of the final solution.
+        The modified kernel :math:`K'` of the final solution; ``None`` with
+        closed links whose groups are too large to store their blocks
+        (sum of squared group sizes above 20 times the kernel's entries).
     local_scales_ : ndarray of shape (n_samples,)
         Local scales :math:`\sigma_i` for ``n_neighbors_``.
     n_iter_ : int
@@ -223,6 +249,7 @@ class SMIClustering(BaseLinkClustering):
             RealGrid(0.0, MAX_LINK_WEIGHT),
         ],
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
+        "links": [Options({"closure", "paper"})],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -242,6 +269,7 @@ class SMIClustering(BaseLinkClustering):
         gamma="auto",
         eta="auto",
         violation_penalty=1.0,
+        links="closure",
         neighbor_algorithm="auto",
         eigen_solver="auto",
         tol=0.0,
@@ -257,6 +285,7 @@ class SMIClustering(BaseLinkClustering):
         self.gamma = gamma
         self.eta = eta
         self.violation_penalty = violation_penalty
+        self.links = links
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
         self.tol = tol
@@ -276,6 +305,7 @@ class SMIClustering(BaseLinkClustering):
         cannot_link=None,
         must_link_weight=None,
         cannot_link_weight=None,
+        partial_labels=None,
     ):
         """Cluster ``X``, with links if given, choosing parameters set to "auto".
 
@@ -296,7 +326,18 @@ default=None
             3SMIC). The weights are the entries of :math:`M` and :math:`C`,
             move the kernel entry of a link towards 1 (must) or 0 (cannot) by
             ``min(w, 1)`` of the way, and count a violated link by its weight
-            in the selection criterion.
+            in the selection criterion. With weights, ``links="closure"``
+            uses the links as given (the paper's 3SMIC): weights say the links
+            are uncertain, and closing them would spread the wrong ones.
+        partial_labels : array-like of shape (n_samples,), default=None
+            Known classes of some samples (any labels; ``-1``, ``None`` or NaN
+            for unknown, as in ``sklearn.semi_supervised``). Every two
+            labelled samples are linked: with ``links="closure"`` as one group
+            per class and cannot-links between the classes (no ``m^2`` pairs),
+            with ``links="paper"`` as the pairs of
+            :func:`~smiclust.constraints.pairs_from_labels`. A keyword and not
+            ``y``: scikit-learn's clusterer checks pass the true labels as
+            ``y``, which must not turn into links.
 
         Returns
         -------
@@ -305,6 +346,8 @@ default=None
         inputs = self._validate_fit(
             X, must_link, cannot_link, must_link_weight, cannot_link_weight
         )
+        inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
+        links = _link_set(inputs, self.links)
         must, cannot = inputs.must_link, inputs.cannot_link
         t_grid = self._n_neighbors_grid(inputs.n_samples)
         candidates = self._candidate_grid(t_grid, len(must), len(cannot))
@@ -314,16 +357,16 @@ default=None
         solver_seed, lsmi_seed, neighbor_seed = self._draw_seeds(3)
         graph = self._neighbor_graph(inputs, max(t_grid), neighbor_seed)
         if len(candidates) > 1:
-            search = self._search(inputs, graph, candidates, solver_seed, lsmi_seed)
+            search = self._search(
+                inputs, links, graph, candidates, solver_seed, lsmi_seed
+            )
             t, gamma, eta = search.best_params
         else:
             search = None
             t, gamma, eta = candidates[0]
-        K = local_scaling_kernel_from_neighbors(graph, t)
-        solution = solve_smic(
-            K,
-            must,
-            cannot,
+        solution = solve_links(
+            local_scaling_kernel_from_neighbors(graph, t),
+            links,
             inputs.n_clusters,
             gamma,
             eta,
@@ -331,9 +374,8 @@ default=None
             random_state=solver_seed,
             tol=self.tol,
             max_iter=self.max_iter,
-            must_weight=inputs.must_weight,
-            cannot_weight=inputs.cannot_weight,
         )
+        self.links_ = "paper" if links.groups is None else "closure"
         self._store_solution(
             inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
         )
@@ -404,7 +446,7 @@ default=None
                 stacklevel=3,
             )
 
-    def _search(self, inputs, graph, candidates, solver_seed, lsmi_seed):
+    def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed):
         design = LSMIDesign(
             inputs.X,
             n_centers=self.lsmi_n_centers,
@@ -425,8 +467,9 @@ default=None
             n_jobs=self.n_jobs,
             verbose=self.verbose,
             violation_penalty=self.violation_penalty,
-            must_weight=inputs.must_weight,
-            cannot_weight=inputs.cannot_weight,
+            must_weight=links.must_weight,
+            cannot_weight=links.cannot_weight,
+            groups=links.groups,
         )
 
     def _store_solution(self, inputs, solution, params, search, candidates, t_chosen):
@@ -440,7 +483,7 @@ default=None
         must, cannot = inputs.must_link, inputs.cannot_link
         self.affinity_matrix_ = solution.affinity
         self.n_graph_components_ = _graph_components(
-            solution.affinity, inputs, warn=not t_chosen
+            solution.graph, inputs, warn=not t_chosen
         )
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
@@ -509,6 +552,71 @@ default=None
         return row_probabilities(scores, np.full_like(scores, 1.0 / scores.shape[1]))
 
 
+def _with_partial_labels(inputs, partial_labels, mode, estimator):
+    """``inputs`` with the links that ``partial_labels`` imply added (checked
+    against the given links); unchanged when there are none."""
+    if partial_labels is None:
+        return inputs
+    owner = type(estimator).__name__
+    codes = encode_partial_labels(
+        partial_labels, n_samples=inputs.n_samples, owner=owner
+    )
+    if inputs.must_weight is not None or inputs.cannot_weight is not None:
+        raise ValueError(
+            f"partial_labels cannot be combined with link weights in {owner}: "
+            "give the labels' links weights too, as explicit links."
+        )
+    if mode == "paper":
+        idx = np.flatnonzero(codes >= 0)
+        i, j = np.triu_indices(idx.size, k=1)
+        same = codes[idx[i]] == codes[idx[j]]
+        extra_must = np.column_stack([idx[i][same], idx[j][same]])
+        extra_cannot = np.column_stack([idx[i][~same], idx[j][~same]])
+    else:
+        extra_must, extra_cannot = _spanning_label_links(codes)
+    must = _union_pairs(inputs.must_link, extra_must)
+    cannot = _union_pairs(inputs.cannot_link, extra_cannot)
+    must, cannot = check_constraints(must, cannot, inputs.n_samples, owner=owner)
+    return replace(inputs, must_link=must, cannot_link=cannot)
+
+
+def _spanning_label_links(codes):
+    """Few links with the same closure as the labels: a chain through each
+    class, and one cannot-link between the first members of every two
+    classes."""
+    idx = np.flatnonzero(codes >= 0)
+    idx = idx[np.argsort(codes[idx], kind="stable")]
+    chained = codes[idx[1:]] == codes[idx[:-1]]
+    must = np.column_stack([idx[:-1][chained], idx[1:][chained]])
+    firsts = idx[np.r_[True, ~chained]] if idx.size else idx
+    i, j = np.triu_indices(firsts.size, k=1)
+    cannot = np.column_stack([firsts[i], firsts[j]])
+    return must.reshape(-1, 2), cannot.reshape(-1, 2)
+
+
+def _union_pairs(a, b):
+    """Distinct pairs of ``a`` and ``b`` (canonical ``i < j``), ``a``'s first."""
+    pairs = np.vstack([a, np.sort(np.asarray(b, dtype=np.intp).reshape(-1, 2), 1)])
+    _, first = np.unique(pairs, axis=0, return_index=True)
+    return pairs[np.sort(first)]
+
+
+def _link_set(inputs, mode):
+    """How the links are used: closed (default) or as the paper does."""
+    weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
+    groups = None
+    has_links = len(inputs.must_link) or len(inputs.cannot_link)
+    if mode == "closure" and not weighted and has_links:
+        groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+    return LinkSet(
+        inputs.must_link,
+        inputs.cannot_link,
+        inputs.must_weight,
+        inputs.cannot_weight,
+        groups,
+    )
+
+
 def _warn_if_rank_deficient(eigenvalues, c):
     top = float(np.max(eigenvalues))
     rank = int(np.count_nonzero(eigenvalues > 1e-10 * max(top, np.finfo(float).tiny)))
@@ -522,12 +630,12 @@ def _warn_if_rank_deficient(eigenvalues, c):
         )
 
 
-def _graph_components(affinity, inputs, *, warn):
+def _graph_components(graph, inputs, *, warn):
     """Number of connected components of the graph of ``K'`` and the links;
     with ``warn``, a warning when there are more than clusters."""
-    n, c = affinity.shape[0], inputs.n_clusters
+    n, c = graph.shape[0], inputs.n_clusters
     pattern = (
-        affinity
+        graph
         + link_matrix(inputs.must_link, n, inputs.must_weight)
         + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
     )

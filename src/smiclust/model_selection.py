@@ -31,8 +31,8 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
 from .constraints import link_violations
-from .kernels import local_scaling_kernel_from_neighbors, modified_kernel
-from .solver import solve_smic
+from .kernels import local_scaling_kernel_from_neighbors
+from .solver import LinkSet, prepare_kernel, solve_links
 
 __all__ = [
     "DEFAULT_N_NEIGHBORS",
@@ -175,44 +175,29 @@ def _evaluate_batch(lsmi_design, labelings):
     return [lsmi_design.evaluate(labels) for labels in labelings]
 
 
-def _solve_group(
-    graph,
-    t,
-    weights,
-    must,
-    cannot,
-    n_clusters,
-    solver_seed,
-    eigen_solver,
-    tol,
-    max_iter,
-    must_weight=None,
-    cannot_weight=None,
-):
+def _solve_group(graph, t, weights, links, n_clusters, solver):
     """Solve every (gamma, eta) of one ``t``; the kernel is built once and each
     solve is warm-started from the previous one's eigenvectors (sequential
     within the group, so the result does not depend on scheduling)."""
+    solver_seed, eigen_solver, tol, max_iter = solver
     K = local_scaling_kernel_from_neighbors(graph, t)
-    K_mod = modified_kernel(K, must, cannot, must_weight, cannot_weight)
+    prepared = prepare_kernel(K, links)
     out = []
     previous = None
     for gamma, eta in weights:
         start = time.perf_counter()
-        sol = solve_smic(
+        sol = solve_links(
             K,
-            must,
-            cannot,
+            links,
             n_clusters,
             gamma,
             eta,
+            prepared=prepared,
             eigen_solver=eigen_solver,
             random_state=solver_seed,
             tol=tol,
             max_iter=max_iter,
-            K_mod=K_mod,
             warm_start=previous,
-            must_weight=must_weight,
-            cannot_weight=cannot_weight,
         )
         previous = sol.eigenvectors
         out.append((sol.labels, time.perf_counter() - start))
@@ -236,6 +221,7 @@ def search_parameters(
     violation_penalty=1.0,
     must_weight=None,
     cannot_weight=None,
+    groups=None,
 ):
     """Solve every candidate, score the labellings, choose by the criterion.
 
@@ -267,6 +253,11 @@ def search_parameters(
     must_weight, cannot_weight : ndarray of shape (n_pairs,), default=None
         Validated link weights (``None``: 1 each); :math:`n_v` is then the sum
         of the weights of the violated links.
+    groups : LinkGroups, default=None
+        Closed links (:func:`smiclust.link_groups.link_groups` of ``must`` and
+        ``cannot``): candidates are solved on the closure and labelled by
+        :func:`smiclust.link_groups.group_labels`; ``None`` is the paper's
+        3SMIC.
 
     Returns
     -------
@@ -275,7 +266,7 @@ def search_parameters(
     solved = _solve_candidates(
         graph,
         candidates,
-        (must, cannot, must_weight, cannot_weight),
+        LinkSet(must, cannot, must_weight, cannot_weight, groups),
         n_clusters,
         (solver_seed, eigen_solver, tol, max_iter),
         n_jobs,
@@ -317,7 +308,7 @@ def _progress(verbose, text):
 def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verbose):
     """Solve every candidate, one joblib task per ``t``.
 
-    ``links`` is ``(must, cannot, must_weight, cannot_weight)`` and ``solver``
+    ``links`` is a :class:`~smiclust.solver.LinkSet` and ``solver``
     ``(solver_seed, eigen_solver, tol, max_iter)``.
 
     Returns
@@ -325,25 +316,10 @@ def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verb
     solved : dict
         ``(t, gamma, eta) -> (labels, seconds)``.
     """
-    must, cannot, must_weight, cannot_weight = links
-    solver_seed, eigen_solver, tol, max_iter = solver
     ts = list(dict.fromkeys(c[0] for c in candidates))
     groups = {t: [(g, e) for (tt, g, e) in candidates if tt == t] for t in ts}
     tasks = (
-        delayed(_solve_group)(
-            graph,
-            t,
-            groups[t],
-            must,
-            cannot,
-            n_clusters,
-            solver_seed,
-            eigen_solver,
-            tol,
-            max_iter,
-            must_weight,
-            cannot_weight,
-        )
+        delayed(_solve_group)(graph, t, groups[t], links, n_clusters, solver)
         for t in ts
     )
     solved = {}

@@ -30,9 +30,17 @@ from .labeling import (
     fix_signs,
     uncovered_rows,
 )
+from .link_groups import group_labels, off_group_kernel
 from .link_operator import GroupSMICOperator, SMICOperator
 
-__all__ = ["SMICSolution", "solve_smic", "solve_smic_groups"]
+__all__ = [
+    "SMICSolution",
+    "LinkSet",
+    "solve_smic",
+    "solve_smic_groups",
+    "prepare_kernel",
+    "solve_links",
+]
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,11 @@ class SMICSolution:
         :math:`\\sum_i \\max(0, [\\tilde\\phi_y]_i)`.
     n_operator_applications : int
         How many vectors the eigen-solver multiplied by :math:`U`.
-    affinity : scipy.sparse.csr_matrix of shape (n, n)
-        The modified kernel :math:`K'` that was solved.
+    affinity : scipy.sparse.csr_matrix of shape (n, n) or None
+        The modified kernel :math:`K'` that was solved (``None`` for closed
+        links whose group blocks are too dense to store).
+    graph : scipy.sparse matrix of shape (n, n)
+        A sparse graph with the connected components of :math:`K'`.
     """
 
     labels: np.ndarray
@@ -67,6 +78,7 @@ class SMICSolution:
     normalizer: np.ndarray
     n_operator_applications: int = 0
     affinity: object = None
+    graph: object = None
 
 
 def solve_smic(
@@ -127,7 +139,7 @@ def solve_smic(
         max_iter=max_iter,
         warm_start=warm_start,
     )
-    return replace(solution, affinity=K_mod)
+    return replace(solution, affinity=K_mod, graph=K_mod)
 
 
 def solve_smic_groups(
@@ -165,7 +177,7 @@ def solve_smic_groups(
     op = GroupSMICOperator(K_off, groups, gamma, eta)
     solution = _solve_operator(
         op,
-        _group_graph(K_off, groups, with_cannot=bool(eta)),
+        _group_graph(K_off, groups, with_cannot=bool(eta) and op.cannot_matrix.nnz),
         n_clusters,
         eigen_solver=eigen_solver,
         random_state=random_state,
@@ -177,7 +189,8 @@ def solve_smic_groups(
     affinity = None
     if sizes @ sizes <= 20.0 * max(K_off.nnz, K_off.shape[0]):
         affinity = (K_off + op.G @ op.GT).tocsr()
-    return replace(solution, affinity=affinity)
+    graph = _group_graph(K_off, groups, with_cannot=False)
+    return replace(solution, affinity=affinity, graph=graph)
 
 
 def _group_graph(K_off, groups, *, with_cannot):
@@ -229,4 +242,80 @@ def _solve_operator(
         dual_coef=dual[:, order],
         normalizer=normalizer[order],
         n_operator_applications=max(op.n_applied, 1),
+    )
+
+
+@dataclass(frozen=True)
+class LinkSet:
+    """The links of one fit and how they are used.
+
+    Attributes
+    ----------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Validated links, as given (their violations are counted).
+    must_weight, cannot_weight : ndarray of shape (n_pairs,) or None
+        Link weights (``None``: 1 each); used only by the paper's 3SMIC.
+    groups : LinkGroups or None
+        ``None``: the paper's 3SMIC on the links as given. Otherwise the
+        closed links (:mod:`smiclust.link_groups`): :math:`U` of the closure,
+        and labels that keep groups together and cannot-linked groups apart.
+    """
+
+    must_link: np.ndarray
+    cannot_link: np.ndarray
+    must_weight: np.ndarray | None = None
+    cannot_weight: np.ndarray | None = None
+    groups: object = None
+
+
+def prepare_kernel(K, links):
+    r"""The part of a solve that depends on the kernel only: :math:`K'` for the
+    paper's 3SMIC, :math:`K_{\mathrm{off}}` for closed links."""
+    if links.groups is None:
+        return modified_kernel(
+            K, links.must_link, links.cannot_link, links.must_weight,
+            links.cannot_weight,
+        )
+    return off_group_kernel(K, links.groups)
+
+
+def solve_links(
+    K, links, n_clusters, gamma, eta, *, prepared=None, **solver_options
+):
+    """One solve for fixed parameters, the paper's or on closed links.
+
+    ``prepared`` is :func:`prepare_kernel` of ``K`` (computed when ``None``);
+    ``solver_options`` go to :func:`solve_smic` / :func:`solve_smic_groups`
+    (``eigen_solver``, ``random_state``, ``tol``, ``max_iter``,
+    ``warm_start``). With closed links the labels are
+    :func:`smiclust.link_groups.group_labels` of the scores, and the columns
+    are re-ordered so that clusters with samples come first.
+
+    Returns
+    -------
+    solution : SMICSolution
+    """
+    if prepared is None:
+        prepared = prepare_kernel(K, links)
+    if links.groups is None:
+        return solve_smic(
+            K, links.must_link, links.cannot_link, n_clusters, gamma, eta,
+            K_mod=prepared, must_weight=links.must_weight,
+            cannot_weight=links.cannot_weight, **solver_options,
+        )
+    solution = solve_smic_groups(
+        prepared, links.groups, n_clusters, gamma, eta, **solver_options
+    )
+    scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
+    labels = group_labels(scores, links.groups, n_clusters)
+    order = cluster_order(labels, n_clusters)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(n_clusters)
+    return replace(
+        solution,
+        labels=rank[labels],
+        eigenvalues=solution.eigenvalues[order],
+        eigenvectors=solution.eigenvectors[:, order],
+        dual_coef=solution.dual_coef[:, order],
+        normalizer=solution.normalizer[order],
     )

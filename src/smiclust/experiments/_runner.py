@@ -157,9 +157,12 @@ def _links(y, fraction, seed):
 
 
 def _fit_3smic(run, X, n_clusters, must, cannot):
-    from .._estimator import SMIClustering
+    """The paper's 3SMIC: ``links="paper"`` unless the run's params say
+    otherwise (the estimator's default closes the links, beyond the paper)."""
+    from .. import SMIClustering
 
-    model = SMIClustering(n_clusters, random_state=run["seed"], **run["params"])
+    params = {"links": "paper", **run["params"]}
+    model = SMIClustering(n_clusters, random_state=run["seed"], **params)
     model.fit(X, must_link=must, cannot_link=cannot)
     return model.labels_, {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
                            "eta": model.eta_}
