@@ -5,6 +5,7 @@ process exit (status, stderr, stdout, files).
 """
 
 import json
+import os
 import subprocess
 import sys
 
@@ -16,9 +17,11 @@ FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
 
 
 def cli(*args, cwd, **kwargs):
+    kwargs.setdefault("timeout", 600)
+    if "stdout" not in kwargs:
+        kwargs["capture_output"] = True
     return subprocess.run([sys.executable, "-m", "smiclust", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, timeout=600,
-                          **kwargs)
+                          text=True, cwd=cwd, **kwargs)
 
 
 def one_error_line(proc):
@@ -45,6 +48,9 @@ def work(tmp_path_factory):
         for i, (a, b) in zip(named, X):
             f.write(f"{i},{float(a)!r},{float(b)!r}\n")
     np.save(d / "moons.npy", X)
+    proc = cli("fit", "moons.npy", "-k", "2", "--quiet", *FIXED, "--save",
+               "model.joblib", cwd=d)
+    assert proc.returncode == 0, proc.stderr
     return {"dir": d, "y": y}
 
 
@@ -117,3 +123,93 @@ def test_help_lists_the_unknown_label_markers(work):
     text = " ".join(proc.stdout.split())
     assert "-1, ?, unknown, NA" in text
     assert "--links-header" in text and "--labels-header" in text
+
+
+# ---------------------------------------------------------------------------
+# no tracebacks: errors end in one line, checked before the work
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["datasets"], ["fit", "moons.npy", "-k", "2",
+                                                 "--quiet", "--n-neighbors", "5"]])
+def test_full_stdout_is_one_line_exit_2(work, argv):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        proc = cli(*argv, cwd=work["dir"], stdout=full, stderr=subprocess.PIPE)
+    line = one_error_line(proc)
+    assert line.endswith("error: cannot write to stdout: No space left on device")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "/dev/zero", "-k", "2"],
+     "cannot read DATA '/dev/zero': it is a character device, not a file"),
+    (["fit", "moons.npy", "-k", "2", "--labels", "/dev/zero"],
+     "cannot read --labels '/dev/zero': it is a character device"),
+    (["predict", "/dev/zero", "moons.npy"],
+     "cannot read MODEL '/dev/zero': it is a character device"),
+    (["predict", "model.joblib", "/dev/zero"],
+     "cannot read DATA '/dev/zero': it is a character device"),
+])
+def test_devices_are_refused(work, argv, message):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero on this system")
+    resource = pytest.importorskip("resource")
+
+    def cap_memory():  # should the refusal fail, reading stops at 3 GB
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    line = one_error_line(cli(*argv, cwd=work["dir"], timeout=60,
+                              preexec_fn=cap_memory))
+    assert message in line
+
+
+@pytest.mark.parametrize("plot, message", [
+    ("missing/demo.png", "directory"),
+    ("demo.xyz", "unknown image format 'xyz'"),
+])
+def test_demo_plot_is_checked_before_the_work(work, plot, message):
+    pytest.importorskip("matplotlib")
+    proc = cli("demo", "--fractions", "0", "--plot", plot, cwd=work["dir"])
+    line = one_error_line(proc)
+    assert message in line
+    assert proc.stdout == ""  # no data set loaded, no fit run
+
+
+def test_corrupt_parquet_exits_2_in_a_real_process(work):
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    d = work["dir"]
+    pq.write_table(pa.table({"a": np.arange(50.0), "b": np.arange(50.0)}),
+                   d / "good.parquet")
+    data = (d / "good.parquet").read_bytes()
+    (d / "half.parquet").write_bytes(data[: len(data) // 2])
+    line = one_error_line(cli("fit", "half.parquet", "-k", "2", cwd=d))
+    assert "not a readable Parquet file" in line
+
+
+UNEXPECTED = """
+import sys
+import smiclust.commands.datasets as datasets
+from smiclust.cli import main
+
+def boom(args):
+    raise KeyError("no such thing")
+
+datasets.run = boom
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_unexpected_errors_are_one_line_without_debug(work):
+    proc = subprocess.run([sys.executable, "-c", UNEXPECTED, "datasets"],
+                          capture_output=True, text=True, cwd=work["dir"])
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert lines == ["smiclust datasets: error: unexpected KeyError: 'no such "
+                     "thing' (run 'smiclust --debug ...' for the traceback)"]
+    proc = subprocess.run([sys.executable, "-c", UNEXPECTED, "--debug",
+                           "datasets"], capture_output=True, text=True,
+                          cwd=work["dir"])
+    assert proc.returncode == 1
+    assert "Traceback" in proc.stderr and "KeyError" in proc.stderr

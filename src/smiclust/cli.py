@@ -1,8 +1,10 @@
 """Command-line front-end: ``smiclust <command> ...`` or ``python -m smiclust``.
 
 Results go to stdout (JSON where machine-readable output is asked for),
-diagnostics and progress to stderr. Bad input ends with a one-line message and
-exit status 2.
+diagnostics and progress to stderr. Exit status: 0 on success; 2 on bad input
+or an output that cannot be written (one line on stderr); 1 when a command
+fails unexpectedly (one line on stderr, the traceback with ``--debug``); 130
+when interrupted.
 """
 
 import argparse
@@ -11,7 +13,7 @@ import os
 import sys
 
 from .commands import COMMANDS
-from .commands._common import UsageError
+from .commands._common import UsageError, one_line
 
 __all__ = ["main", "build_parser", "UsageError"]
 
@@ -26,6 +28,10 @@ def build_parser():
     parser.add_argument(
         "--version", action="version", version=f"smiclust {__version__}"
     )
+    parser.add_argument(
+        "--debug", action="store_true",
+        help="print the traceback of an unexpected error (without it: one line "
+             "on stderr and exit status 1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in COMMANDS.items():
@@ -33,27 +39,85 @@ def build_parser():
     return parser
 
 
+def _silence_stdout():
+    """Point stdout at the null device, so that the interpreter's final flush
+    of what could not be written stays quiet."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+class _WatchedStream:
+    """A text stream that remembers the OSError its writes raised."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.error = None
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            self.error = exc
+            raise
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError as exc:
+            self.error = exc
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv=None):
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     module = importlib.import_module(COMMANDS[args.command])
+    prefix = f"smiclust {args.command}: "
+    stdout = sys.stdout = _WatchedStream(sys.stdout)
+    try:
+        return _run(module, args, prefix, stdout)
+    finally:
+        sys.stdout = stdout._stream
+
+
+def _run(module, args, prefix, stdout):
     try:
         status = int(module.run(args) or 0)
         sys.stdout.flush()  # here, so that a closed pipe is caught below
         return status
     except BrokenPipeError:
-        # the reader went away (e.g. '| head'): not an error of ours; stdout
-        # goes to devnull so that the interpreter's final flush stays quiet
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # the reader went away (e.g. '| head'): not an error of ours
+        _silence_stdout()
         return 0
     except UsageError as exc:
-        print(f"smiclust {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prefix}error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"smiclust {args.command}: interrupted", file=sys.stderr)
+        print(f"{prefix}interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if exc is not stdout.error:
+            return _unexpected(exc, prefix, args.debug)
+        _silence_stdout()
+        print(f"{prefix}error: cannot write to stdout: "
+              f"{exc.strerror or one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        return _unexpected(exc, prefix, args.debug)
+
+
+def _unexpected(exc, prefix, debug):
+    """An error no check foresaw: one line and status 1, or the traceback."""
+    if debug:
+        raise exc
+    print(f"{prefix}error: unexpected {type(exc).__name__}: {one_line(exc)} (run "
+          "'smiclust --debug ...' for the traceback)", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ import contextlib
 import json
 import math
 import os
+import stat
 import sys
 import warnings
 
@@ -198,11 +199,30 @@ def _os_message(what, path, exc):
 LARGE_FILE_BYTES = 20_000_000
 
 
+_SPECIAL_FILES = ((stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"),
+                  (stat.S_ISSOCK, "a socket"))
+
+
+def check_readable_file(what, path):
+    """Refuse devices and sockets (``/dev/zero`` never ends); files, pipes and
+    missing paths pass (a missing file is reported by its reader)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    for test, kind in _SPECIAL_FILES:
+        if test(mode):
+            raise usage_error(f"cannot read {what} {str(path)!r}: it is {kind}, "
+                              "not a file")
+
+
 def read_input(what, reader, path, *, reporter=None, **kwargs):
     """Call an io reader; turn every reading problem into a one-line UsageError.
 
     Nothing is printed unless the file is large (reading it takes seconds).
     """
+    check_readable_file(what, path)
     try:
         size = os.path.getsize(path)
     except OSError:

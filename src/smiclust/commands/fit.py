@@ -142,17 +142,13 @@ def add_parser(subparsers):
                        help="partial labels, turned into links; unknown labels "
                             "are written as an empty cell, -1, ?, unknown, NA "
                             "(or N/A, NaN, null, none; any case)")
-    links.add_argument("--links-header", choices=("infer", "yes", "no"),
-                       default="infer",
-                       help="whether the first line of the link files is a "
-                            "header; 'infer' (default): when neither cell names "
-                            "a row, and an error when two ids read as column "
-                            "names too (id1,id2)")
-    links.add_argument("--labels-header", choices=("infer", "yes", "no"),
-                       default="infer",
-                       help="whether the first line of --labels is a header; "
-                            "'infer' (default): see 'link and label files' "
-                            "below")
+    for option, files, rule in (
+            ("--links-header", "the link files", "when neither cell names a row; "
+             "an error when two ids read as column names too (id1,id2)"),
+            ("--labels-header", "--labels", "see 'link and label files' below")):
+        links.add_argument(option, choices=("infer", "yes", "no"), default="infer",
+                           help=f"whether the first line of {files} is a header; "
+                                f"'infer' (default): {rule}")
     model = p.add_argument_group("model")
     model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
                        metavar="auto|INT[,INT...]",

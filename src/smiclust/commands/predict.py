@@ -48,6 +48,7 @@ def add_parser(subparsers):
 def _load_model(path):
     import joblib
 
+    _common.check_readable_file("MODEL", path)
     try:
         with open(path, "rb") as f:
             bundle = joblib.load(f)
@@ -84,6 +85,7 @@ def run(args):
     fmt = _common.output_format(args.out, args.format, json_mode=args.json)
     _common.check_output_path(args.out, "--out",
                               [("DATA", args.data), ("MODEL", args.model)])
+    _common.check_readable_file("DATA", args.data)
     bundle = _load_model(args.model)
     model = bundle["model"]
     header = _common.header_arg(args.header)

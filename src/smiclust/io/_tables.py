@@ -262,12 +262,15 @@ def _read_npy_table(path, *, id_column, columns):
 def _read_parquet_table(path, *, id_column, columns):
     pa, pq = import_pyarrow()
     with open(path, "rb") as f:
-        try:
-            table = pq.read_table(f)
-        except Exception as exc:
-            raise ValueError(
-                f"{path}: not a readable Parquet file ({one_line(exc)})"
-            ) from None
+        data = f.read()
+    # from memory and on this thread: a failed read leaves no pyarrow thread
+    # behind that could abort the interpreter at exit
+    try:
+        table = pq.read_table(pa.BufferReader(data), use_threads=False)
+    except Exception as exc:
+        raise ValueError(
+            f"{path}: not a readable Parquet file ({one_line(exc)})"
+        ) from None
     names = [str(n) for n in table.column_names]
     width = len(names)
     if width == 0:
