@@ -213,3 +213,52 @@ def test_unexpected_errors_are_one_line_without_debug(work):
                           cwd=work["dir"])
     assert proc.returncode == 1
     assert "Traceback" in proc.stderr and "KeyError" in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# new users: warnings and conveniences
+# ---------------------------------------------------------------------------
+
+
+def test_feature_scales_orders_of_magnitude_apart_suggest_standardize(work):
+    d = work["dir"]
+    X = np.load(d / "moons.npy") * [1e4, 1.0]
+    np.savetxt(d / "scales.csv", X, delimiter=",", header="big,small",
+               comments="")
+    proc = cli("fit", "scales.csv", "-k", "2", "--quiet", "--n-neighbors", "5",
+               cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert ("warning: feature scales differ by a factor of" in proc.stderr
+            and "column 'small'" in proc.stderr and "--standardize" in proc.stderr)
+    proc = cli("fit", "scales.csv", "-k", "2", "--quiet", "--n-neighbors", "5",
+               "--standardize", cwd=d)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_one_cluster_is_trivial_warning(work):
+    proc = cli("fit", "moons.npy", "-k", "1", "--quiet", "--n-neighbors", "5",
+               cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: -k 1: one cluster is trivial" in proc.stderr
+
+
+def test_datasets_exports_csv(work):
+    d = work["dir"]
+    proc = cli("datasets", "sonar", "--out", "sonar.csv", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    lines = (d / "sonar.csv").read_text().splitlines()
+    assert len(lines) == 209
+    assert lines[0].split(",")[:2] == ["x0", "x1"] and lines[0].endswith(",label")
+    assert all(len(line.split(",")) == 61 for line in lines)
+    line = one_error_line(cli("datasets", "nope", "--out", "x.csv", cwd=d))
+    assert "unknown data set 'nope'" in line
+
+
+def test_csv_probabilities_have_at_most_6_significant_digits(work):
+    proc = cli("fit", "moons.npy", "-k", "2", "--quiet", "--n-neighbors", "5",
+               "--proba", cwd=work["dir"])
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split(",") for line in proc.stdout.splitlines()[1:]]
+    for cell in (c for row in rows for c in row[1:]):
+        mantissa = cell.split("e")[0].replace(".", "").replace("-", "").lstrip("0")
+        assert len(mantissa) <= 6, cell

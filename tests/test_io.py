@@ -378,8 +378,20 @@ def test_write_csv_roundtrip(tmp_path):
     lines = open(path).read().splitlines()
     assert lines[0] == "sample,cluster,proba_0,proba_1"
     assert lines[1] == "a,1,0.25,0.75"
+    assert lines[3] == "c,1,0.333333,0.666667"  # at most 6 significant digits
     back = np.loadtxt(path, delimiter=",", skiprows=1, usecols=(2, 3))
-    assert_array_equal(back, proba)  # floats written exactly
+    assert_allclose(back, proba, rtol=5e-6)
+
+
+def test_write_csv_probabilities_have_at_most_6_significant_digits(tmp_path):
+    buf = io.StringIO()
+    proba = np.array([[0.123456789, 0.876543211], [1.2345678e-05, 0.99998765432]])
+    write_assignments(buf, [1, 1], proba)
+    assert buf.getvalue().splitlines()[1:] == ["1,0.123457,0.876543",
+                                               "1,1.23457e-05,0.999988"]
+    buf = io.StringIO()
+    write_assignments(buf, [1, 1], proba, format="json")
+    assert json.loads(buf.getvalue())[0]["proba_0"] == 0.123456789  # every digit
 
 
 def test_write_json_and_file_object(tmp_path):
@@ -431,7 +443,7 @@ def test_write_assignments_tsv_is_tab_separated_and_reads_back(tmp_path):
     write_assignments(path, np.array([1, 0]), np.array([[0.25, 0.75], [1.0, 0.0]]),
                       ids=np.array(["a b", "c"], dtype=object), id_name="name")
     assert open(path).read() == (
-        "name\tcluster\tproba_0\tproba_1\na b\t1\t0.25\t0.75\nc\t0\t1.0\t0.0\n")
+        "name\tcluster\tproba_0\tproba_1\na b\t1\t0.25\t0.75\nc\t0\t1\t0\n")
     X, ids, names = read_table(path, id_column="name")
     assert ids.tolist() == ["a b", "c"] and names == ["cluster", "proba_0", "proba_1"]
 

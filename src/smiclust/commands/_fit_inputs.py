@@ -114,7 +114,39 @@ def read_inputs(args, options, rep):
     inputs = Inputs(X, ids, names, must, cannot, n_labeled, said_conflicts)
     if args.standardize:
         _standardize(inputs, rep)
+    else:
+        _warn_about_scales(X, names, rep)
+    if args.n_clusters == 1:
+        rep.warning("-k 1: one cluster is trivial (every row gets cluster 0); "
+                    "ask for 2 or more to find structure")
     return inputs
+
+
+#: Ratio of the largest to the smallest positive feature standard deviation
+#: above which fit suggests --standardize.
+SCALE_RATIO_WARNING = 1e3
+
+
+def _warn_about_scales(X, names, rep):
+    """Suggest --standardize when feature scales differ by orders of magnitude:
+    the distances of the kernel are then those of the widest features."""
+    import numpy as np
+
+    std = X.std(axis=0)
+    positive = np.flatnonzero(std > 0)
+    if len(positive) < 2:
+        return
+    small = positive[np.argmin(std[positive])]
+    large = positive[np.argmax(std[positive])]
+    ratio = std[large] / std[small]
+    if ratio > SCALE_RATIO_WARNING:
+        def name(j):
+            return repr(names[j]) if names else str(j)
+        rep.warning(
+            f"feature scales differ by a factor of {ratio:.2g} (standard "
+            f"deviation {std[small]:.3g} of column {name(small)}, {std[large]:.3g} "
+            f"of column {name(large)}); the distances are those of the widest "
+            "features: consider --standardize")
 
 
 def _read_links(args, ids, n, rep):

@@ -1,26 +1,38 @@
-"""``smiclust datasets``: the data sets shipped with smiclust."""
+"""``smiclust datasets``: the data sets shipped with smiclust; export one to CSV."""
+
+from . import _common
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "datasets",
-        help="list the shipped data sets",
+        help="list the shipped data sets, or export one to CSV",
         description=(
             "Lists the data sets of the 3SMIC experiments shipped with smiclust "
             "(load them in Python with smiclust.datasets.DATASETS[name].load()). "
-            "A table on stdout; with --json, a JSON list of objects."
+            "A table on stdout; with --json, a JSON list of objects. With NAME "
+            "and --out FILE.csv, writes that data set as CSV: a header line, "
+            "columns x0, x1, ... and the true class in the last column, 'label' "
+            "(leave it out of a fit with --columns, or use it with --labels)."
         ),
     )
+    p.add_argument("name", metavar="NAME", nargs="?", default=None,
+                   help="a data set to export (with --out)")
+    p.add_argument("--out", "-o", metavar="FILE.csv", default=None,
+                   help="write data set NAME to FILE.csv ('-': stdout)")
+    p.add_argument("--random-state", type=int, default=0, metavar="INT",
+                   help="seed of the draw for randomly sub-sampled data sets "
+                        "(default: 0)")
     p.add_argument("--json", action="store_true",
                    help="print a JSON list (name, n_samples, n_features, "
                         "n_classes, random_subsample, description)")
 
 
 def run(args):
-    import json
-
     from ..datasets import DATASETS
 
+    if args.name is not None or args.out is not None:
+        return _export(args, DATASETS)
     records = [
         {
             "name": info.name,
@@ -33,6 +45,8 @@ def run(args):
         for info in DATASETS.values()
     ]
     if args.json:
+        import json
+
         print(json.dumps(records, indent=2))
         return 0
     width = max(len(r["name"]) for r in records)
@@ -42,4 +56,42 @@ def run(args):
         note = " (random sub-sample)" if r["random_subsample"] else ""
         print(f"{r['name']:<{width}}  {r['n_samples']:>7}  {r['n_features']:>8}  "
               f"{r['n_classes']:>7}  {r['description']}{note}")
+    return 0
+
+
+def _export(args, datasets):
+    """Data set NAME as CSV to --out: x0, x1, ..., label."""
+    import csv
+    import sys
+
+    if args.name is None or args.out is None:
+        raise _common.usage_error("export needs both NAME and --out FILE.csv "
+                                  "(e.g. smiclust datasets sonar --out sonar.csv)")
+    if args.name not in datasets:
+        raise _common.usage_error(f"unknown data set {args.name!r}; the data sets "
+                                  f"are {', '.join(datasets)}")
+    _common.check_output_path(args.out, "--out")
+    X, y = datasets[args.name].load(random_state=args.random_state)
+    header = [f"x{j}" for j in range(X.shape[1])] + ["label"]
+    rows = ([repr(float(v)) for v in row] + [int(label)]
+            for row, label in zip(X, y))
+
+    def write(f):
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+    if args.out == "-":
+        write(sys.stdout)
+        return 0
+    from ..io import atomic_write
+
+    try:
+        with atomic_write(args.out, "w", newline="", encoding="utf-8") as f:
+            write(f)
+    except OSError as exc:
+        raise _common.usage_error(f"cannot write --out {args.out!r}: "
+                                  f"{exc.strerror or exc}") from None
+    print(f"{args.name}: {X.shape[0]} rows, {X.shape[1]} features and the label "
+          f"written to {args.out}", file=sys.stderr)
     return 0

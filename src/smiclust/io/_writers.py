@@ -118,7 +118,8 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
     CSV has a header line (tab-separated when ``path`` ends in ``.tsv``, as
     such input is read); JSON is a list of one object per row with the same
     keys as the CSV columns; Parquet has the same columns (ids as strings).
-    Floats are written with the shortest text that reads back exactly.
+    In CSV, probabilities are written with at most 6 significant digits
+    (``0.999987``, ``1.23457e-05``); JSON and Parquet keep every digit.
     A file named by ``path`` is replaced only once it is complete (see
     :func:`atomic_write`): a failed write leaves the old file as it was.
     """
@@ -151,10 +152,15 @@ def _write_text(f, cols, format, delimiter=","):
     if format == "csv":
         writer = csv.writer(f, delimiter=delimiter, lineterminator="\n")
         writer.writerow(names)
-        writer.writerows(rows)
+        writer.writerows([_csv_cell(v) for v in row] for row in rows)
         return
     f.write("[")
     for k, row in enumerate(rows):
         f.write(",\n " if k else "\n ")
         f.write(json.dumps(dict(zip(names, row))))
     f.write("\n]\n")
+
+
+def _csv_cell(value):
+    """A float with at most 6 significant digits; other values as they are."""
+    return f"{value:.6g}" if isinstance(value, float) else value
