@@ -32,6 +32,7 @@ from .model_selection import (
     candidate_grid,
     search_parameters,
 )
+from .n_clusters import choose_n_clusters
 from .solver import LinkSet, solve_links
 from .utils import (
     IntegerGrid,
@@ -46,6 +47,11 @@ from .utils import (
 )
 
 __all__ = ["SMIClustering", "smi_clustering"]
+
+#: n_clusters="auto": the kernel's n_neighbors and the largest c tried
+#: (docs/n-clusters.md measured the choice with these).
+_AUTO_C_NEIGHBORS = 7
+_AUTO_C_MAX = 20
 
 #: Largest link weight accepted: (1 + gamma)^2 and eta^2 stay far from overflow.
 MAX_LINK_WEIGHT = 1e100
@@ -80,8 +86,12 @@ class SMIClustering(BaseLinkClustering):
 
     Parameters
     ----------
-    n_clusters : int, default=2
-        Number of clusters ``c``.
+    n_clusters : int or "auto", default=2
+        Number of clusters ``c``. ``"auto"`` chooses it in ``2 .. 20`` from
+        the data and the links (:func:`smiclust.n_clusters.choose_n_clusters`:
+        the eigengap of the normalised operator among the ``c`` that predict
+        held-out links best; measured in docs/n-clusters.md), see
+        ``n_clusters_``.
     n_neighbors : "auto", int or list of int, default="auto"
         Kernel parameter ``t``. ``"auto"`` searches ``1 .. 10`` (the paper's
         grid, capped at ``n_samples - 1``); a list searches that grid.
@@ -158,6 +168,12 @@ class SMIClustering(BaseLinkClustering):
         :math:`B = (I+\gamma M)^2 + (I-\eta C)^2`, used by :meth:`predict`.
     n_neighbors_, gamma_, eta_ : int, float, float
         Parameters used for the final solution (chosen or given).
+    n_clusters_ : int
+        Number of clusters used (``n_clusters``, or the one chosen).
+    n_clusters_scores_ : dict of str to ndarray or None
+        With ``n_clusters="auto"``, the score of every candidate ``c``
+        (eigengap, held-out link error, plausible), ready for
+        ``pandas.DataFrame``; ``None`` otherwise.
     links_ : {"closure", "paper"}
         How the links were used (``"paper"`` when ``links="closure"`` met
         link weights, and without links).
@@ -232,7 +248,10 @@ class SMIClustering(BaseLinkClustering):
     """
 
     _parameter_constraints = {
-        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_clusters": [
+            Interval(numbers.Integral, 1, None, closed="left"),
+            Options({"auto"}),
+        ],
         "n_neighbors": [
             Options({"auto"}),
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -350,12 +369,27 @@ default=None
         links = _link_set(inputs, self.links)
         must, cannot = inputs.must_link, inputs.cannot_link
         t_grid = self._n_neighbors_grid(inputs.n_samples)
-        candidates = self._candidate_grid(t_grid, len(must), len(cannot))
+        auto_c = isinstance(self.n_clusters, str)
+        if auto_c and inputs.n_samples <= _AUTO_C_NEIGHBORS:
+            raise ValueError(
+                f"n_clusters='auto' in {type(self).__name__} needs more than "
+                f"{_AUTO_C_NEIGHBORS} samples; got {inputs.n_samples}."
+            )
         self._accept_inputs(inputs)
-        self._warn_unused_weights(inputs)
 
-        solver_seed, lsmi_seed, neighbor_seed = self._draw_seeds(3)
-        graph = self._neighbor_graph(inputs, max(t_grid), neighbor_seed)
+        seeds = self._draw_seeds(4 if auto_c else 3)
+        solver_seed, lsmi_seed, neighbor_seed = seeds[:3]
+        search_t = max(t_grid + [_AUTO_C_NEIGHBORS] if auto_c else t_grid)
+        graph = self._neighbor_graph(inputs, search_t, neighbor_seed)
+        if auto_c:
+            inputs = self._choose_n_clusters(inputs, graph, seeds[3])
+        else:
+            self.n_clusters_scores_ = None
+        self.n_clusters_ = inputs.n_clusters
+        self._warn_unused_weights(inputs)
+        candidates = self._candidate_grid(
+            t_grid, len(must), len(cannot), inputs.n_clusters
+        )
         if len(candidates) > 1:
             search = self._search(
                 inputs, links, graph, candidates, solver_seed, lsmi_seed
@@ -402,7 +436,8 @@ default=None
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
         t_grid = self._n_neighbors_grid(int(n_samples))
-        return self._candidate_grid(t_grid, int(n_must), int(n_cannot))
+        c = 2 if isinstance(self.n_clusters, str) else self.n_clusters
+        return self._candidate_grid(t_grid, int(n_must), int(n_cannot), c)
 
     def _n_neighbors_grid(self, n):
         if isinstance(self.n_neighbors, str):
@@ -410,15 +445,31 @@ default=None
         grid = check_n_neighbors(self.n_neighbors, n, owner=type(self).__name__)
         return grid if isinstance(grid, list) else [grid]
 
-    def _candidate_grid(self, t_grid, n_must, n_cannot):
+    def _candidate_grid(self, t_grid, n_must, n_cannot, n_clusters):
         return candidate_grid(
             t_grid,
             as_grid(self.gamma, DEFAULT_GAMMAS),
             as_grid(self.eta, DEFAULT_ETAS),
             n_must=n_must,
             n_cannot=n_cannot,
-            n_clusters=self.n_clusters,
+            n_clusters=n_clusters,
         )
+
+    def _choose_n_clusters(self, inputs, graph, seed):
+        """``inputs`` with ``n_clusters`` chosen by
+        :func:`smiclust.n_clusters.choose_n_clusters` on the kernel of
+        ``n_neighbors=7`` (the setting it was measured with)."""
+        n = inputs.n_samples
+        result = choose_n_clusters(
+            local_scaling_kernel_from_neighbors(graph, _AUTO_C_NEIGHBORS),
+            inputs.must_link,
+            inputs.cannot_link,
+            candidates=range(2, min(_AUTO_C_MAX + 1, n)),
+            eigen_solver=self.eigen_solver,
+            random_state=seed,
+        )
+        self.n_clusters_scores_ = result.scores
+        return replace(inputs, n_clusters=int(result.n_clusters))
 
     def _warn_unused_weights(self, inputs):
         """Warn when a link weight the user set cannot act."""
@@ -559,7 +610,7 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
         return inputs
     owner = type(estimator).__name__
     codes = encode_partial_labels(
-        partial_labels, n_samples=inputs.n_samples, owner=owner
+        partial_labels, n_samples=inputs.n_samples, owner=owner, name="partial_labels"
     )
     if inputs.must_weight is not None or inputs.cannot_weight is not None:
         raise ValueError(

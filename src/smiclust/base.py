@@ -84,7 +84,9 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         # validate_data records the features on the estimator it is given: a
         # shallow copy takes them until every input has passed.
         proxy = copy.copy(self)
-        X, c, exponent = validate_training_samples(proxy, X, self.n_clusters)
+        # n_clusters="auto" (SMIClustering) is chosen later, from at least 2
+        n_clusters = 2 if isinstance(self.n_clusters, str) else self.n_clusters
+        X, c, exponent = validate_training_samples(proxy, X, n_clusters)
         must, cannot = check_constraints(
             must_link, cannot_link, X.shape[0], owner=owner
         )

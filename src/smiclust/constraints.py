@@ -366,7 +366,9 @@ def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
     return must.reshape(-1, 2), cannot.reshape(-1, 2)
 
 
-def encode_partial_labels(labels, *, n_samples=None, unlabeled=-1, owner="fit"):
+def encode_partial_labels(
+    labels, *, n_samples=None, unlabeled=-1, owner="fit", name="labels"
+):
     """Partial labels as integer codes ``0 .. k-1``, ``-1`` where unknown.
 
     ``unlabeled``, ``None`` and NaN mark unknown labels; the known ones are
@@ -386,7 +388,7 @@ def encode_partial_labels(labels, *, n_samples=None, unlabeled=-1, owner="fit"):
             f"The 'n_samples' parameter of {owner} must be an int or None. "
             f"Got {n_samples!r} instead."
         )
-    prefix = f"The 'labels' parameter of {owner} must"
+    prefix = f"The {name!r} parameter of {owner} must"
     if hasattr(labels, "toarray"):
         raise TypeError(f"{prefix} be a 1-d array of labels; got a sparse matrix.")
     y = np.asarray(labels)

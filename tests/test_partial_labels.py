@@ -1,0 +1,142 @@
+"""Partial labels as a first-class input of SMIClustering, and the two ways
+of using links (closed, the default, and the paper's)."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+
+from smiclust import SMIClustering, pairs_from_labels, sample_links
+from smiclust.link_groups import closed_links, groups_from_labels, link_groups
+
+
+def _partial(seed, n=90, c=3, n_labelled=12):
+    X, y = make_blobs(n_samples=n, centers=c, cluster_std=2.5, random_state=seed)
+    rng = np.random.RandomState(seed)
+    y_partial = np.full(n, -1)
+    known = rng.choice(n, size=n_labelled, replace=False)
+    y_partial[known] = y[known]
+    return X, y, y_partial
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_paper_partial_labels_equal_their_pairs(seed):
+    X, _, y_partial = _partial(seed)
+    must, cannot = pairs_from_labels(y_partial)
+    kw = dict(n_neighbors=[3, 6], gamma=[0.0, 1.0], links="paper", random_state=0)
+    a = SMIClustering(3, **kw).fit(X, partial_labels=y_partial)
+    b = SMIClustering(3, **kw).fit(X, must_link=must, cannot_link=cannot)
+    assert_array_equal(a.labels_, b.labels_)
+    assert_array_equal(a.tuning_results_["criterion"], b.tuning_results_["criterion"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_closed_partial_labels_equal_the_closure_of_their_pairs(seed):
+    X, y, y_partial = _partial(seed)
+    must, cannot = pairs_from_labels(y_partial)
+    kw = dict(n_neighbors=[3, 6], gamma=[0.0, 1.0], random_state=0)
+    a = SMIClustering(3, **kw).fit(X, partial_labels=y_partial)
+    b = SMIClustering(3, **kw).fit(X, must_link=must, cannot_link=cannot)
+    assert a.links_ == b.links_ == "closure"
+    assert_array_equal(a.labels_, b.labels_)
+    # the labelled samples keep their classes apart and together
+    known = y_partial >= 0
+    assert adjusted_rand_score(y_partial[known], a.labels_[known]) == 1.0
+    # few links for the fit: the chain and class-pair links, not m^2 pairs
+    m = known.sum()
+    assert len(a.suspect_links_["i"]) < m * (m - 1) // 2
+
+
+def test_string_labels_and_none():
+    X, y, y_partial = _partial(1)
+    names = np.array(["a", "b", "c"], dtype=object)
+    labels = np.where(y_partial >= 0, names[np.maximum(y_partial, 0)], None)
+    a = SMIClustering(3, n_neighbors=5, random_state=0).fit(X, partial_labels=labels)
+    b = SMIClustering(3, n_neighbors=5, random_state=0).fit(X, partial_labels=y_partial)
+    assert_array_equal(a.labels_, b.labels_)
+
+
+def test_labels_and_links_together_and_their_contradictions():
+    X, y, y_partial = _partial(2)
+    known = np.flatnonzero(y_partial >= 0)
+    same = [(i, j) for i in known for j in known if i < j and y[i] == y[j]]
+    model = SMIClustering(3, n_neighbors=5, random_state=0)
+    model.fit(X, must_link=[[0, 1]], partial_labels=y_partial)  # both: fine
+    with pytest.raises(ValueError, match="both a must-link and a cannot-link"):
+        model.fit(X, cannot_link=[same[0]], partial_labels=y_partial)
+
+
+@pytest.mark.parametrize(
+    "labels, error, match",
+    [
+        (np.zeros(5), ValueError, "'partial_labels' parameter of SMIClustering must "
+         "have one entry per sample: expected 90, got 5"),
+        (np.ones((90, 2)), ValueError, "'partial_labels'.*1-d"),
+        (np.array([True] * 90), TypeError, "'partial_labels'.*booleans"),
+    ],
+)
+def test_bad_partial_labels(labels, error, match):
+    X, _, _ = _partial(0)
+    with pytest.raises(error, match=match):
+        SMIClustering(3, n_neighbors=5).fit(X, partial_labels=labels)
+
+
+def test_partial_labels_with_link_weights_is_refused():
+    X, _, y_partial = _partial(0)
+    with pytest.raises(ValueError, match="partial_labels cannot be combined"):
+        SMIClustering(3, n_neighbors=5).fit(
+            X, must_link=[[0, 1]], must_link_weight=[0.5], partial_labels=y_partial
+        )
+
+
+def test_without_links_both_ways_are_smic():
+    X, _, _ = _partial(3)
+    a = SMIClustering(3, n_neighbors=[3, 6], random_state=0).fit(X)
+    b = SMIClustering(3, n_neighbors=[3, 6], links="paper", random_state=0).fit(X)
+    assert_array_equal(a.labels_, b.labels_)
+    assert a.links_ == b.links_ == "paper"
+
+
+def test_closed_labels_satisfy_consistent_links():
+    X, y = make_blobs(n_samples=120, centers=2, cluster_std=4.0, random_state=4)
+    must, cannot = sample_links(y, 40, random_state=4)
+    model = SMIClustering(2, random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    assert model.links_ == "closure"
+    assert model.n_violations_ == 0
+
+
+def test_groups_from_labels_match_link_groups_of_the_spanning_links():
+    X, y, y_partial = _partial(5)
+    from smiclust._estimator import _spanning_label_links
+    from smiclust.constraints import encode_partial_labels
+
+    codes = encode_partial_labels(y_partial)
+    must, cannot = _spanning_label_links(codes)
+    a = closed_links(link_groups(must, cannot, codes.size))
+    b = closed_links(groups_from_labels(codes))
+    assert_array_equal(a[0], b[0])
+    assert_array_equal(a[1], b[1])
+
+
+def test_n_clusters_auto_finds_separated_blobs():
+    X, y = make_blobs(n_samples=160, centers=4, cluster_std=0.6, random_state=0)
+    model = SMIClustering("auto", n_neighbors=5, random_state=0).fit(X)
+    assert model.n_clusters_ == 4
+    assert adjusted_rand_score(y, model.labels_) > 0.9
+    assert model.n_clusters_scores_["n_clusters"].tolist() == list(range(2, 21))
+    fixed = SMIClustering(4, n_neighbors=5, random_state=0).fit(X)
+    assert fixed.n_clusters_ == 4 and fixed.n_clusters_scores_ is None
+    assert_array_equal(fixed.labels_, model.labels_)
+
+
+def test_n_clusters_auto_follows_the_links():
+    X, y = make_blobs(n_samples=200, centers=3, cluster_std=0.8, random_state=1)
+    must, cannot = sample_links(y, 200, random_state=1)
+    model = SMIClustering("auto", random_state=0).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    assert model.n_clusters_ == 3
+    assert model.eigenvectors_.shape == (200, 3)
+    with pytest.raises(ValueError, match="needs more than 7 samples"):
+        SMIClustering("auto", n_neighbors=2).fit(X[:6])
