@@ -193,9 +193,10 @@ def _header_candidates(rows, n_samples):
 def _count_message(path, shortest, longest, n_samples, has_header):
     """The file's line count does not give one label per data row."""
     skip = 1 if has_header else 0
-    counted = (f"{longest - skip} lines" if shortest == longest else
-               f"{longest - skip} lines ({shortest - skip} up to the last label, "
-               "then blank lines)")
+    lines = f"{longest - skip} line{'' if longest - skip == 1 else 's'}"
+    counted = (lines if shortest == longest else
+               f"{lines} ({shortest - skip} up to the last label, then blank "
+               "lines)")
     if has_header:
         return (f"{path}: {counted} after the header line; expected one label "
                 f"per data row ({n_samples})")
