@@ -5,39 +5,20 @@ broken in the usual ways: truncated, random bytes, wrong widths, NaN, huge
 numbers, empty, header only. Every case must end with status 0 or 2 (never an
 unexpected error, status 1), never print a traceback, and leave every input
 file byte for byte as it was. The cases run through one driver process that
-calls ``smiclust.cli.main`` (about 20 s in all), and a sample of them as real
-``python -m smiclust`` processes.
+calls ``smiclust.cli.main`` (``test_cli.run_driver``; about 20 s in all), and
+a sample of them as real ``python -m smiclust`` processes.
 """
 
 import hashlib
-import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from test_cli import run_driver
 
 N = 30
 FIT = ["-k", "2", "--n-neighbors", "5", "--gamma", "1", "--eta", "1", "--quiet"]
-
-DRIVER = r"""
-import contextlib, io, json, sys, traceback
-from smiclust.cli import main
-
-results = []
-for argv in json.load(open(sys.argv[1])):
-    out, err, tb = io.StringIO(), io.StringIO(), None
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
-            rc, tb = None, traceback.format_exc()
-    results.append({"rc": rc, "stderr": err.getvalue(), "traceback": tb})
-json.dump(results, sys.stdout)
-"""
-
 
 def _text_table(X, ids, delimiter):
     lines = [delimiter.join(["id", "x1", "x2"])]
@@ -176,12 +157,7 @@ def fuzz(tmp_path_factory):
     d = tmp_path_factory.mktemp("fuzz")
     cases = _cases(d)
     before = _digests(d)
-    argvs = [argv + ["--out", "out.csv"] for _, argv in cases]
-    (d / "cases.json").write_text(json.dumps(argvs))
-    proc = subprocess.run([sys.executable, "-c", DRIVER, "cases.json"],
-                          capture_output=True, text=True, cwd=d, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    results = json.loads(proc.stdout)
+    results = run_driver([argv + ["--out", "out.csv"] for _, argv in cases], d)
     after = _digests(d)
     return {"dir": d, "cases": cases, "results": results, "before": before,
             "after": after}
