@@ -254,7 +254,7 @@ def test_huge_and_tiny_scales(scale):
 BAD_PARAMS = {
     "n_clusters=-1": ({"n_clusters": -1}, ValueError, r"'n_clusters'.*Got -1"),
     "n_clusters=2.0": ({"n_clusters": 2.0}, TypeError, r"'n_clusters'.*Got 2\.0"),
-    "n_clusters='2'": ({"n_clusters": "2"}, TypeError, r"'n_clusters'.*Got '2'"),
+    "n_clusters='2'": ({"n_clusters": "2"}, ValueError, r"'n_clusters'.*Got '2'"),
     "n_clusters=True": ({"n_clusters": True}, TypeError, r"'n_clusters'.*Got True"),
     "n_clusters=None": ({"n_clusters": None}, TypeError, r"'n_clusters'.*Got None"),
     "n_neighbors=n_samples": (
