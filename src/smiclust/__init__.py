@@ -6,8 +6,9 @@ Public API: :class:`SMIClustering` (and :func:`smi_clustering`), the baselines
 :func:`local_scaling_kernel`, :func:`lsmi_score`, and the modules
 :mod:`smiclust.constraints` and :mod:`smiclust.datasets`.
 
-Importing smiclust imports neither matplotlib, pandas, dask nor pynndescent and
-changes no global state.
+Importing smiclust imports neither matplotlib, dask nor pynndescent (pandas
+only through scikit-learn, which imports it when it is installed) and changes
+no global state.
 """
 
 from ._estimator import SMIClustering, smi_clustering
