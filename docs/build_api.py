@@ -31,7 +31,9 @@ MODULES = [
     ("smiclust.link_operator", "the matrix-free 3SMIC operator U"),
     ("smiclust.eigensolvers", "leading eigenvectors, shared by SMIC, SL and CSC"),
     ("smiclust.labeling", "from eigenvectors to clusters (the paper's rule)"),
+    ("smiclust.link_groups", "closed links: must-link groups, lifted cannot-links"),
     ("smiclust.solver", "one SMIC / 3SMIC solve for fixed parameters"),
+    ("smiclust.n_clusters", "the choice of the number of clusters"),
     ("smiclust.io", "reading tables, links and labels; writing assignments"),
     ("smiclust.plotting", "plots of a clustering (needs matplotlib)"),
 ]
@@ -79,7 +81,10 @@ def constant_comment(module, name):
 def constant_value(value):
     if isinstance(value, dict):
         return f"dict with keys {list(value)!r}"
-    text = repr(value)
+    if isinstance(value, (set, frozenset)):  # sorted: set order varies by process
+        text = f"{type(value).__name__}({sorted(value, key=repr)!r})"
+    else:
+        text = repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
 
 
