@@ -124,7 +124,7 @@ def test_fit_by_id_end_to_end(work, fitted):
     labels = np.array([int(r[1]) for r in body])
     assert adjusted_rand_score(work["y"], labels) == pytest.approx(1.0)
     proba = np.array([[float(v) for v in r[2:]] for r in body])
-    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-5)  # 6 digits
     assert (proba.argmax(axis=1) == labels).all()
     png = (work["dir"] / "moons.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
