@@ -20,11 +20,13 @@ from ._loaders import (
     load_spam,
     load_usps,
 )
+from ._mnist import load_mnist
 from ._samples import make_digits5k, make_digits500, make_faces100
 
 __all__ = [
     "DATASETS",
     "DatasetInfo",
+    "load_mnist",
     "load_olivetti",
     "load_parkinson",
     "load_sonar",
