@@ -32,3 +32,23 @@ def test_building_the_parser_imports_only_the_standard_library():
     assert others == []
     assert all(m == "smiclust.cli" or m.startswith("smiclust.commands")
                for m in ours), ours
+
+
+def test_importing_smiclust_loads_its_names_on_first_use():
+    code = (
+        "import sys, smiclust\n"
+        "assert 'sklearn' not in sys.modules and 'scipy' not in sys.modules\n"
+        "assert 'numpy' not in sys.modules\n"
+        "from smiclust import SMIClustering, sample_links\n"
+        "assert 'sklearn' in sys.modules\n"
+        "assert SMIClustering is smiclust.SMIClustering\n"
+        "assert set(smiclust.__all__) <= set(dir(smiclust))\n"
+        "print(sorted(n for n in smiclust.__all__ if not hasattr(smiclust, n)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    bad = subprocess.run([sys.executable, "-c", "import smiclust; smiclust.nope"],
+                         capture_output=True, text=True)
+    assert "module 'smiclust' has no attribute 'nope'" in bad.stderr

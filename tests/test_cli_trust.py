@@ -262,3 +262,28 @@ def test_csv_probabilities_have_at_most_6_significant_digits(work):
     for cell in (c for row in rows for c in row[1:]):
         mantissa = cell.split("e")[0].replace(".", "").replace("-", "").lstrip("0")
         assert len(mantissa) <= 6, cell
+
+
+def test_standardize_keeps_a_feature_near_the_float_limit(work):
+    """A column near 1e308 kept its information (its std overflowed to inf and
+    the column became zeros); fit and predict agree with the rescaled data."""
+    d = work["dir"]
+    X = np.load(d / "moons.npy")
+    np.savetxt(d / "huge.csv", X * [1e307, 1.0], delimiter=",", header="a,b",
+               comments="")
+    np.savetxt(d / "unit.csv", X, delimiter=",", header="a,b", comments="")
+    common = ("-k", "2", "--quiet", "--n-neighbors", "5", "--standardize",
+              "--random-state", "0")
+    huge = cli("fit", "huge.csv", *common, "--save", "huge.joblib", "-o",
+               "huge_labels.csv", cwd=d)
+    unit = cli("fit", "unit.csv", *common, "-o", "unit_labels.csv", cwd=d)
+    assert huge.returncode == 0 and unit.returncode == 0, huge.stderr + unit.stderr
+    assert (d / "huge_labels.csv").read_text() == (d / "unit_labels.csv").read_text()
+    pred = cli("predict", "huge.joblib", "huge.csv", "-o", "pred.csv", cwd=d)
+    assert pred.returncode == 0, pred.stderr
+    fitted = [line.split(",")[-1] for line in
+              (d / "huge_labels.csv").read_text().splitlines()[1:]]
+    predicted = [line.split(",")[-1] for line in
+                 (d / "pred.csv").read_text().splitlines()[1:]]
+    agree = np.mean(np.array(fitted) == np.array(predicted))
+    assert agree > 0.95, agree

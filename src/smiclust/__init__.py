@@ -11,27 +11,35 @@ only through scikit-learn, which imports it when it is installed) and changes
 no global state.
 """
 
-from ._estimator import SMIClustering, smi_clustering
-from .baselines import ConstrainedSpectralClustering, SpectralLearning
-from .constraints import (
-    count_violations,
-    pairs_from_labels,
-    sample_links,
-)
-from .kernels import local_scaling_kernel
-from .lsmi import lsmi_score
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "SMIClustering",
-    "smi_clustering",
-    "SpectralLearning",
-    "ConstrainedSpectralClustering",
-    "local_scaling_kernel",
-    "lsmi_score",
-    "pairs_from_labels",
-    "sample_links",
-    "count_violations",
-    "__version__",
-]
+#: Public name -> module that defines it. Loaded on first use (PEP 562), so
+#: that ``smiclust --help`` and ``import smiclust.cli`` do not pay for
+#: scikit-learn and SciPy.
+_EXPORTS = {
+    "SMIClustering": "._estimator",
+    "smi_clustering": "._estimator",
+    "SpectralLearning": ".baselines",
+    "ConstrainedSpectralClustering": ".baselines",
+    "local_scaling_kernel": ".kernels",
+    "lsmi_score": ".lsmi",
+    "pairs_from_labels": ".constraints",
+    "sample_links": ".constraints",
+    "count_violations": ".constraints",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

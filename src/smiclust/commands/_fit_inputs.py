@@ -220,16 +220,24 @@ def _check_link_conflicts(must, cannot, ids, n, rep):
 
 
 def _standardize(inputs, rep):
-    """z-score the features of ``inputs.X`` in place of it; constant ones -> 0."""
+    """z-score the features of ``inputs.X`` in place of it; constant ones -> 0.
+
+    Each column is first divided by its largest magnitude (``peak``), so that
+    the mean and the standard deviation stay finite for any finite data (a
+    column near 1e308 overflowed to a zero column); z-scores do not change.
+    """
     import numpy as np
 
     X, names = inputs.X, inputs.names
+    peak = np.abs(X).max(axis=0)
+    peak = np.where(peak > 0, peak, 1.0)
+    X = X / peak
     mean = X.mean(axis=0)
     std = X.std(axis=0)
     constant = std == 0
     scale = np.where(constant, 1.0, std)
     inputs.X = (X - mean) / scale
-    inputs.scaler = {"mean": mean, "scale": scale}
+    inputs.scaler = {"peak": peak, "mean": mean, "scale": scale}
     if constant.any():
         which = [names[j] if names else str(j) for j in np.flatnonzero(constant)]
         rep.warning(f"--standardize: constant column(s) {', '.join(which)} "

@@ -122,8 +122,8 @@ def run(args):
             f"DATA: {args.data}: {d} feature column(s); the model was fitted on "
             f"{bundle['n_features']}")
     scaler = bundle.get("standardize")
-    if scaler is not None:
-        X = (X - scaler["mean"]) / scaler["scale"]
+    if scaler is not None:  # as fit's --standardize did (no "peak": 1)
+        X = (X / scaler.get("peak", 1.0) - scaler["mean"]) / scaler["scale"]
     with _common.captured_warnings(rep):
         try:
             labels = model.predict(X)
