@@ -480,7 +480,9 @@ def test_cli_config_selection():
     assert config["methods"]["3smic"]["params"] == {}  # full grids ("auto")
     full = build_config(build_parser().parse_args(["reproduce"]))
     assert len(full["seeds"]) == 20 and len(full["datasets"]) == 6
-    assert set(full["methods"]) == set(METHODS)
+    # the paper's seven: the methods beyond the paper are not in its protocol
+    assert set(full["methods"]) == {"3smic", "sl", "csc", "pckmeans", "mpckmeans",
+                                    "copkmeans", "e2cp"}
     assert math.isclose(full["datasets"]["spam"]["link_fractions"][-2], 0.001)
 
 
@@ -568,3 +570,257 @@ def test_coverage_cells_count_the_runs_that_did_not_finish():
     assert (cell(["ok", "failed", "skipped", "failed"], [0, 1, 2, 2])
             == "3 seeds, 4 runs (2 failed, 1 skipped)")
     assert cell(["skipped"] * 3, [0, 1, 2]) == "skipped (3 seeds, 3 runs)"
+
+
+# ---------------------------------------------------------------------------
+# beyond the paper: measures, COBS, labels protocol, win table, old records
+# ---------------------------------------------------------------------------
+
+
+def test_ari_unlinked_uses_only_the_samples_in_no_link():
+    from smiclust.experiments._runner import ari_unlinked, unlinked_mask
+
+    y = np.array([0, 0, 1, 1, 0, 1])
+    labels = np.array([1, 0, 0, 1, 0, 1])  # wrong on the linked 0..3
+    must, cannot = np.array([[0, 1]]), np.array([[2, 3]])
+    assert unlinked_mask(6, must, cannot).tolist() == [False] * 4 + [True] * 2
+    assert ari_unlinked(y, labels, must, cannot) == 1.0  # samples 4, 5
+    # fewer than 2 samples in no link: no score
+    assert math.isnan(ari_unlinked(y, labels, must, np.array([[2, 3], [4, 5]])))
+    assert math.isnan(ari_unlinked(y, labels, np.array([[0, 1], [2, 3]]),
+                                   np.array([[4, 0]])))
+    # no links at all: the ARI on every sample
+    from sklearn.metrics import adjusted_rand_score
+
+    empty = np.empty((0, 2), dtype=int)
+    assert ari_unlinked(y, labels, empty, empty) == adjusted_rand_score(y, labels)
+
+
+def test_links_only_labelling_is_the_must_link_closure_and_singletons():
+    from smiclust.experiments._runner import links_only_labels
+
+    labels = links_only_labels(7, np.array([[0, 1], [1, 2], [4, 5]]),
+                               np.array([[2, 4], [3, 6]]))
+    # groups {0,1,2}, {4,5}; 3 and 6 alone; cannot-links change nothing
+    assert labels[0] == labels[1] == labels[2]
+    assert labels[4] == labels[5] != labels[0]
+    assert len({labels[3], labels[6], labels[0], labels[4]}) == 4
+    assert np.unique(links_only_labels(4, np.empty((0, 2), int),
+                                       np.empty((0, 2), int))).size == 4
+
+
+def test_cobs_keeps_the_candidate_with_fewest_violations():
+    from smiclust.experiments._cobs import select_fewest_violations
+
+    must = np.array([[0, 1], [2, 3]])
+    cannot = np.array([[0, 2]])
+
+    def boom():
+        raise ValueError("cannot run")
+
+    candidates = [
+        ("bad", lambda: np.array([0, 1, 0, 1])),     # 3 violations
+        ("fails", boom),
+        ("good", lambda: np.array([0, 0, 1, 1])),    # 0
+        ("also-good", lambda: np.array([1, 1, 0, 0])),  # 0, later: tie -> first
+    ]
+    labels, info = select_fewest_violations(candidates, must, cannot)
+    assert labels.tolist() == [0, 0, 1, 1]
+    assert info == {"chosen": "good", "violations": 0, "n_candidates": 3,
+                    "failed": ["fails"]}
+    with pytest.raises(RuntimeError, match="every candidate"):
+        select_fewest_violations([("fails", boom)], must, cannot)
+
+
+def test_cobs_on_moons_picks_a_clustering_that_respects_the_links():
+    from sklearn.datasets import make_moons
+    from sklearn.metrics import adjusted_rand_score
+
+    from smiclust.constraints import count_violations, sample_links
+    from smiclust.experiments._cobs import cobs_candidates, cobs_labels
+
+    X, y = make_moons(200, noise=0.04, random_state=0)
+    must, cannot = sample_links(y, 200, random_state=0)
+    labels, info = cobs_labels(X, 2, must, cannot, random_state=0)
+    fewest = min(count_violations(fit(), must, cannot)
+                 for _, fit in cobs_candidates(X, 2, random_state=0))
+    assert info["violations"] == fewest == count_violations(labels, must, cannot)
+    assert not info["chosen"].startswith("kmeans")  # k-means cuts the moons
+    assert adjusted_rand_score(y, labels) > 0.9
+
+
+def test_labels_protocol_links_every_pair_of_the_labelled_samples():
+    from smiclust.experiments._runner import _links_of_run
+
+    y = np.repeat([0, 1, 2], 10)
+    must, cannot, partial = _links_of_run(y, "labels", 0.2, seed=3)
+    labelled = np.flatnonzero(partial >= 0)
+    assert labelled.size == 6
+    assert len(must) + len(cannot) == 6 * 5 // 2
+    assert all(y[i] == y[j] for i, j in must)
+    assert all(y[i] != y[j] for i, j in cannot)
+    # the same seed draws the same samples; the pairs protocol has no labels
+    assert np.array_equal(_links_of_run(y, "labels", 0.2, seed=3)[2], partial)
+    assert _links_of_run(y, "pairs", 0.1, seed=3)[2] is None
+    with pytest.raises(ValueError, match="'protocol'"):
+        _links_of_run(y, "triples", 0.1, seed=3)
+
+
+def test_beyond_config_and_its_runs():
+    from smiclust.cli import build_parser
+    from smiclust.commands.reproduce import build_config
+    from smiclust.experiments import beyond_config, plan_runs
+
+    config = beyond_config()
+    assert config["name"] == "beyond" and config["seeds"] == tuple(range(5))
+    assert list(config["datasets"]) == ["faces100", "parkinson", "sonar",
+                                        "digits500"]
+    assert config["datasets"]["sonar"]["preprocessing"] == ("raw", "standardized")
+    assert config["methods"]["smiclust"]["params"] == {}  # the library default
+    runs = plan_runs(config)
+    protocols = {(r["method"], r["protocol"]) for r in runs}
+    assert ("labelspreading", "pairs") not in protocols
+    assert ("labelspreading", "labels") in protocols
+    assert ("pckmeans", "labels") not in protocols
+    ids = [r["run_id"] for r in runs]
+    assert len(set(ids)) == len(ids)
+    assert "faces100/raw/smiclust/t=auto/links=0.01/seed=0" in ids
+    assert "faces100/raw/smiclust/t=auto/labelled=0.1/seed=0" in ids
+    args = build_parser().parse_args(["reproduce", "--config", "beyond",
+                                      "--seeds", "2", "--datasets", "faces100"])
+    cli = build_config(args)
+    assert cli["seeds"] == (0, 1) and list(cli["datasets"]) == ["faces100"]
+    assert cli["methods"]["e2cp"]["protocols"] == ("pairs",)
+    assert cli["datasets"]["faces100"]["label_fractions"] == (0.05, 0.1, 0.2)
+
+
+def test_beyond_runs_record_the_new_measures(tmp_path):
+    config = make_config(
+        "beyond",
+        datasets={"faces100": {"link_fractions": (0.0, 0.2),
+                               "preprocessing": ("raw",),
+                               "label_fractions": (0.5,)}},
+        methods=("cobs", "labelspreading"), seeds=(0,))
+    run_experiment(config, tmp_path, progress=False)
+    records = {(r["method"], r["protocol"], float(r["link_fraction"])): r
+               for r in read_records(tmp_path / RECORDS_FILE)}
+    assert set(records) == {("cobs", "pairs", 0.0), ("cobs", "pairs", 0.2),
+                            ("cobs", "labels", 0.5),
+                            ("labelspreading", "labels", 0.5)}
+    assert {r["status"] for r in records.values()} == {"ok"}
+    none = records[("cobs", "pairs", 0.0)]
+    assert none["ari_unlinked"] == none["ari"] and none["unlinked"] == "100"
+    assert float(none["ari_links_only"]) == 0.0  # every sample alone
+    top = records[("cobs", "pairs", 0.2)]
+    assert top["ari_unlinked"] == "" and top["unlinked"] == "0"
+    assert float(top["ari_links_only"]) > 0.5
+    half = records[("labelspreading", "labels", 0.5)]
+    assert half["unlinked"] == "50" and half["links"] == str(50 * 49 // 2)
+
+
+def test_win_tie_loss_rule_on_a_hand_made_summary():
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._beyond import win_table, win_tie_loss
+
+    assert win_tie_loss(0.80, 0.05, 0.70, 0.02) == "win"
+    assert win_tie_loss(0.70, 0.05, 0.74, 0.02) == "tie"
+    assert win_tie_loss(0.60, 0.05, 0.70, 0.08) == "loss"   # 0.10 > 0.08
+    assert win_tie_loss(0.60, 0.05, 0.70, 0.12) == "tie"    # the larger std
+    assert win_tie_loss(0.995, 0.0, 1.0, 0.0) == "tie"      # floor 0.01
+    assert win_tie_loss(float("nan"), 0.0, 1.0, 0.0) is None
+
+    def row(method, t, curve, f, mean, std, mean_u, std_u, n_ok=3, bad=0):
+        return dict(dataset="sonar", preprocessing="raw", protocol="pairs",
+                    method=method, t=t, curve=curve, link_fraction=f, links=10 * f,
+                    unlinked=5.0, mean=mean, std=std, mean_unlinked=mean_u,
+                    std_unlinked=std_u, links_only=0.1, n_ok=n_ok, n_failed=bad,
+                    n_skipped=0, seconds=1.0)
+
+    nan = float("nan")
+    summary = pd.DataFrame([
+        row("smiclust", nan, "smiclust (default)", 1, 0.90, 0.02, 0.80, 0.05),
+        row("sl", 4, "SL t=4", 1, 0.70, 0.05, 0.85, 0.01),
+        row("sl", 7, "SL t=7", 1, 0.75, 0.03, 0.60, 0.01),
+        # best on paper, but one run failed: does not compete
+        row("cobs", nan, "COBS", 1, 0.99, 0.0, 0.99, 0.0, bad=1),
+        row("smiclust", nan, "smiclust (default)", 2, 0.50, 0.05, nan, nan),
+        row("csc", 1, "CSC t=1", 2, 0.65, 0.04, nan, nan),
+    ])
+    first, second = win_table(summary)
+    assert first["best"][:2] == ("SL t=7", 0.75) and first["verdict"] == "win"
+    assert first["best_unlinked"][:2] == ("SL t=4", 0.85)
+    assert first["verdict_unlinked"] == "tie"  # 0.05 below, std 0.05
+    assert second["verdict"] == "loss"  # 0.15 below, larger std 0.05
+    assert second["verdict_unlinked"] is None and second["best_unlinked"] is None
+
+
+def test_beyond_report_from_records(tmp_path):
+    from smiclust.experiments import write_beyond_report
+
+    rows = []
+    for method, curve in (("smiclust", (0.5, 0.9)), ("sl", (0.6, 0.6))):
+        for f, mean in zip((0.0, 0.03), curve):
+            for s in (0, 1):
+                rows.append({
+                    "run_id": f"parkinson/raw/{method}/links={f}/seed={s}",
+                    "dataset": "parkinson", "preprocessing": "raw",
+                    "method": method, "t": 4 if method == "sl" else "",
+                    "link_fraction": f, "links": round(f * 18915), "seed": s,
+                    "n_samples": 195, "ari": mean + (0.01 if s else -0.01),
+                    "ari_unlinked": mean, "unlinked": 195 if f == 0 else 10,
+                    "ari_links_only": 0.3 * f, "status": "ok", "seconds": 1.0,
+                    "protocol": "pairs"})
+    rows.append({"run_id": "parkinson/raw/cobs/links=0.03/seed=0",
+                 "dataset": "parkinson", "preprocessing": "raw", "method": "cobs",
+                 "link_fraction": 0.03, "seed": 0, "status": "failed",
+                 "error": "RuntimeError: every candidate failed"})
+    _write_records(tmp_path / RECORDS_FILE, rows)
+    report = write_beyond_report(tmp_path / RECORDS_FILE, tmp_path,
+                                 figures=False).read_text()
+    assert report.startswith("# Beyond the 3SMIC paper")
+    assert "all samples: **1 win, 0 tie, 1 loss** (of 2 cells)" in report
+    assert "| parkinson (raw) | 567 (3 %) | 2 | 0.01 | 0.90 ± 0.01 | " in report
+    assert "0.50 vs SL t=4 0.60 (-0.10)" in report  # the loss is listed
+    assert "RuntimeError: every candidate failed" in report
+    check = _cli("--config", "beyond", "--report-only", "--out", str(tmp_path))
+    assert json.loads(check.stdout)["report"].endswith("report.md")
+
+
+def test_legacy_records_read_with_the_new_fields_empty(tmp_path):
+    from smiclust.experiments._records import LEGACY_RECORD_FIELDS, RecordWriter
+
+    path = tmp_path / RECORDS_FILE
+    row = {k: "" for k in LEGACY_RECORD_FIELDS}
+    row.update(run_id="a", dataset="sonar", preprocessing="raw", method="sl",
+               link_fraction="0", seed="0", ari="0.5", status="ok")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(LEGACY_RECORD_FIELDS)
+        w.writerow([row[k] for k in LEGACY_RECORD_FIELDS])
+    (record,) = read_records(path)
+    assert record["ari"] == "0.5" and record["ari_unlinked"] == ""
+    df = load_records(path)
+    assert math.isnan(df["ari_unlinked"][0]) and df["protocol"][0] == "pairs"
+    # appending keeps the file's own columns
+    writer = RecordWriter(path)
+    writer.write({**row, "run_id": "b", "ari_unlinked": 0.3})
+    writer.close()
+    lines = path.read_text().splitlines()
+    assert lines[0] == ",".join(LEGACY_RECORD_FIELDS)
+    assert len(next(csv.reader([lines[2]]))) == len(LEGACY_RECORD_FIELDS)
+    assert [r["run_id"] for r in read_records(path)] == ["a", "b"]
+
+
+def test_the_committed_paper_report_regenerates_byte_identical(tmp_path):
+    """docs/reproduction: its records stay readable, its report unchanged."""
+    import shutil
+    from pathlib import Path
+
+    from smiclust.experiments import write_report
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
+    for name in (RECORDS_FILE, "config.json"):
+        shutil.copy(docs / name, tmp_path / name)
+    config = json.loads((docs / "config.json").read_text())
+    report = write_report(tmp_path / RECORDS_FILE, tmp_path, config=config)
+    assert report.read_bytes() == (docs / "report.md").read_bytes()

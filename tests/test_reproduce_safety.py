@@ -301,3 +301,18 @@ def test_a_killed_run_keeps_its_records_releases_the_lock_and_resumes(tmp_path):
     assert sorted(int(r["seed"]) for r in records) == list(range(30))
     assert records[: len(kept)] == kept
     assert (out / RECORDS_FILE).read_bytes().endswith(b"\n")
+
+
+def test_legacy_records_and_the_beyond_report_are_the_tool_s_own(tmp_path):
+    """A records file written before the fields beyond the paper (as in
+    docs/reproduction) and the report of --config beyond are accepted."""
+    from smiclust.experiments._output import BEYOND_REPORT_TITLE
+    from smiclust.experiments._records import LEGACY_RECORD_FIELDS
+
+    (tmp_path / RECORDS_FILE).write_text(",".join(LEGACY_RECORD_FIELDS) + "\n")
+    (tmp_path / "report.md").write_text(BEYOND_REPORT_TITLE + "\n\ntext\n")
+    check_out_dir(tmp_path)
+    assert read_records(tmp_path / RECORDS_FILE) == []
+    (tmp_path / "report.md").write_text("# Beyond something else\n")
+    with pytest.raises(OutputDirError, match="report.md"):
+        check_out_dir(tmp_path)

@@ -1,5 +1,9 @@
 """``smiclust reproduce``: the experiments of the 3SMIC paper, resumable.
 
+``--config beyond`` runs instead the comparison of the library's default with
+the paper's methods and the peers (:func:`smiclust.experiments.beyond_config`)
+and writes its own report (:func:`smiclust.experiments.write_beyond_report`).
+
 Runs 3SMIC, SL, CSC (and, when installed, the peers of the ``bench`` extra)
 on the paper's data sets with more and more random links, appends one record
 per run to ``OUT/records.csv``, then draws ``OUT/figures/*.png`` and writes
@@ -15,6 +19,11 @@ from ._common import UsageError
 
 DEFAULT_OUT = "smiclust-reproduce"
 DEFAULT_OUT_QUICK = "smiclust-reproduce-quick"
+DEFAULT_OUT_BEYOND = "smiclust-beyond"
+#: --config name -> (config function name, default output directory).
+CONFIGS = {"full": ("full_config", DEFAULT_OUT),
+           "quick": ("quick_config", DEFAULT_OUT_QUICK),
+           "beyond": ("beyond_config", DEFAULT_OUT_BEYOND)}
 
 
 def add_parser(subparsers):
@@ -30,8 +39,9 @@ def add_parser(subparsers):
             "OUT/records.csv as runs finish and are the cache of a resumed run; "
             "the figures and OUT/report.md (claims of the paper with verdicts) "
             "are computed from them. The full run takes hours; --quick about a "
-            "minute. OUT is refused (exit 2, nothing written) when it is a "
-            "file, when another 'smiclust reproduce' is writing to it, or when "
+            "minute. --config beyond compares the library's default with them "
+            "(win table, ARI on the samples in no link). OUT is refused (exit "
+            "2, nothing written) when it is a file, when another 'smiclust reproduce' is writing to it, or when "
             "it holds a file this command did not write: a records.csv whose "
             "first line is not the records header, a config.json that is not a "
             "JSON object with the keys name, seeds, datasets and methods, or a "
@@ -41,6 +51,13 @@ def add_parser(subparsers):
             "intact."
         ),
     )
+    p.add_argument("--config", choices=tuple(CONFIGS), default=None,
+                   help="full: the paper's protocol (default); quick: the same as "
+                        "--quick; beyond: the library's default (smiclust) "
+                        "against 3SMIC, SL, CSC, COBS, LabelSpreading and the "
+                        "peers on faces100, parkinson, sonar and digits500, 5 "
+                        "seeds, random pairs and partial labels, with ARI on the "
+                        f"unlinked samples (default --out {DEFAULT_OUT_BEYOND})")
     p.add_argument("--quick", action="store_true",
                    help="small version: parkinson and faces100, 2 seeds, 3 link "
                         "levels, 3SMIC on a small grid, SL and CSC at t=7")
@@ -48,8 +65,9 @@ def add_parser(subparsers):
                    help="data sets to run (default: all six; --quick: parkinson "
                         "faces100)")
     p.add_argument("--methods", nargs="+", metavar="NAME", default=None,
-                   help="methods: 3smic sl csc pckmeans mpckmeans copkmeans e2cp "
-                        "(default: all; --quick: 3smic sl csc)")
+                   help="methods: 3smic sl csc pckmeans mpckmeans copkmeans e2cp, "
+                        "and beyond the paper smiclust cobs labelspreading "
+                        "(default: those of the config; --quick: 3smic sl csc)")
     p.add_argument("--seeds", type=int, metavar="N", default=None,
                    help="number of seeds, 0..N-1 (default: 20; --quick: 2)")
     p.add_argument("--link-levels", type=float, nargs="+", metavar="FRACTION",
@@ -103,12 +121,24 @@ def _utc_time(text):
         ) from None
 
 
+def _config_name(args):
+    """``full``, ``quick`` or ``beyond``; UsageError when --quick and --config
+    disagree."""
+    name = getattr(args, "config", None)
+    if args.quick and name not in (None, "quick"):
+        raise UsageError(f"--quick contradicts --config {name}")
+    return "quick" if args.quick else (name or "full")
+
+
 def build_config(args):
     """The config of the command line arguments (plain data)."""
+    from .. import experiments
     from ..datasets import DATASETS
-    from ..experiments import METHODS, full_config, make_config, quick_config
+    from ..experiments import METHODS, full_config, make_config
 
-    base = quick_config() if args.quick else full_config()
+    name = _config_name(args)
+    quick = name == "quick"
+    base = getattr(experiments, CONFIGS[name][0])()
     full = full_config()
     if args.datasets is not None:
         unknown = [d for d in args.datasets if d not in DATASETS]
@@ -134,7 +164,7 @@ def build_config(args):
     datasets = {}
     for d in args.datasets or list(base["datasets"]):
         spec = dict(base["datasets"].get(d) or full["datasets"][d])
-        if d not in base["datasets"] and args.quick:
+        if d not in base["datasets"] and quick:
             levels = full["datasets"][d]["link_fractions"]
             spec["link_fractions"] = (levels[0], levels[len(levels) // 2], levels[-1])
         if args.link_levels is not None:
@@ -149,7 +179,7 @@ def build_config(args):
             settings["time_budget"] = args.time_budget
         overrides[m] = {k: settings[k] for k in
                         ("ts", "params", "time_budget", "max_samples",
-                         "max_features") if k in settings}
+                         "max_features", "protocols") if k in settings}
     seeds = range(args.seeds) if args.seeds is not None else base["seeds"]
     return make_config(base["name"], datasets=datasets, methods=list(overrides),
                            seeds=seeds, method_overrides=overrides)
@@ -168,8 +198,8 @@ def run(args):
         lock_out_dir,
     )
 
-    out = Path(args.out or (DEFAULT_OUT_QUICK if args.quick else DEFAULT_OUT))
     config = build_config(args)
+    out = Path(args.out or CONFIGS[_config_name(args)][1])
     with contextlib.ExitStack() as stack:
         try:  # every check before the first write
             check_out_dir(out)
@@ -192,7 +222,8 @@ def run(args):
 
 def _run_and_report(args, config, out):
     """The runs and the report of the command; the caller holds the lock."""
-    from ..experiments import RECORDS_FILE, run_experiment, write_report
+    from .. import experiments
+    from ..experiments import RECORDS_FILE, run_experiment
 
     result = {"out": str(out)}
     if not args.report_only:
@@ -202,7 +233,9 @@ def _run_and_report(args, config, out):
                                      rerun_before=args.rerun_before))
     if not args.no_report:
         try:
-            report = write_report(out / RECORDS_FILE, out, config=config)
+            writer = (experiments.write_beyond_report if config["name"] == "beyond"
+                      else experiments.write_report)
+            report = writer(out / RECORDS_FILE, out, config=config)
         except ImportError as exc:
             print(f"smiclust reproduce: no report: {exc}", file=sys.stderr)
         else:

@@ -8,20 +8,31 @@ paper's claims (:func:`evaluate_claims`; ``_claims``), figures
 (:func:`write_report`; ``_report``), all computed from the records alone. The
 command line is ``smiclust reproduce``.
 
+Beyond the paper (``smiclust reproduce --config beyond``,
+:func:`beyond_config`): the library's default against the paper's methods,
+COBS (:mod:`~smiclust.experiments._cobs`) and LabelSpreading, with the ARI on
+the samples in no link and of the links alone; its report is
+:func:`write_beyond_report` (``_beyond``).
+
 The adapters to other libraries' methods (PCKMeans, MPCKMeans, COPKMeans,
 E2CP; extra ``bench``) live in :mod:`smiclust.experiments._peers` and are
 imported only when a peer runs. Importing this package imports neither
 matplotlib, pandas, dask nor those libraries.
 """
 
+from ._beyond import write_beyond_report
 from ._claims import CLAIMS, THRESHOLDS, evaluate_claims
 from ._config import (
+    BEYOND_METHODS,
     LINK_FRACTIONS,
     METHODS,
     PAPER_METHODS,
     PAPER_TS,
     PEER_METHODS,
     PREPROCESSING,
+    PROTOCOLS,
+    REPRODUCTION_METHODS,
+    beyond_config,
     full_config,
     make_config,
     quick_config,
@@ -48,12 +59,16 @@ from ._runner import (
 from ._summary import load_records, summarize
 
 __all__ = [
+    "BEYOND_METHODS",
     "LINK_FRACTIONS",
     "METHODS",
     "PAPER_METHODS",
     "PAPER_TS",
     "PEER_METHODS",
     "PREPROCESSING",
+    "PROTOCOLS",
+    "REPRODUCTION_METHODS",
+    "beyond_config",
     "full_config",
     "make_config",
     "quick_config",
@@ -80,4 +95,5 @@ __all__ = [
     "summarize",
     "write_figures",
     "write_report",
+    "write_beyond_report",
 ]

@@ -6,7 +6,8 @@ config into runs, the report reads the records the runs leave on disk.
 A config is a dict with the keys
 
 ``name`` : str
-    ``"full"`` or ``"quick"`` (free text, written into the report).
+    ``"full"``, ``"quick"`` or ``"beyond"`` (written into the report;
+    ``"beyond"`` selects the report of :mod:`~smiclust.experiments._beyond`).
 ``seeds`` : tuple of int
     One run per seed; the seed draws the sub-sample (digits500, digits5k,
     faces100), the links and the method's own randomness, so every method
@@ -25,7 +26,15 @@ A config is a dict with the keys
     recorded as skipped, and so are the later runs of that peer on that data
     set at the same or a larger link fraction), ``max_samples`` and
     ``max_features`` (larger data sets are skipped with the registry's
-    ``skip_reason``).
+    ``skip_reason``); ``protocols`` (``"pairs"`` and/or ``"labels"``, below).
+
+A data set's spec may also hold ``label_fractions``: runs of the *labels*
+protocol, where that fraction of the samples (``round(fraction x n)``, drawn
+by the seed) is labelled and every pair of labelled samples is linked
+(must-link when their labels agree). The ``link_fractions`` runs are the
+paper's *pairs* protocol: random pairs. A method runs in the protocols its
+``protocols`` names (LabelSpreading, which needs labels, only in
+``"labels"``).
 
 :func:`full_config` is the paper's protocol, :func:`quick_config` a small
 version that finishes in about a minute.
@@ -34,12 +43,17 @@ version that finishes in about a minute.
 import copy
 
 __all__ = [
+    "BEYOND_DATASETS",
+    "BEYOND_METHODS",
     "PAPER_TS",
     "PREPROCESSING",
     "LINK_FRACTIONS",
     "METHODS",
     "PAPER_METHODS",
     "PEER_METHODS",
+    "PROTOCOLS",
+    "REPRODUCTION_METHODS",
+    "beyond_config",
     "full_config",
     "quick_config",
     "make_config",
@@ -202,10 +216,62 @@ METHODS = {
     },
 }
 
+#: Methods beyond the paper: the library's default, and two peers built on
+#: scikit-learn alone (run in-process, ``kind`` ``"default"`` and
+#: ``"sklearn"``).
+METHODS.update({
+    "smiclust": {
+        "label": "smiclust (default)",
+        "kind": "default",
+        "ts": (None,),
+        "params": {},
+        "description": (
+            "SMIClustering(n_clusters, random_state=seed), the library's "
+            "default: links closed into must-link groups and lifted "
+            "cannot-links (links='closure'), t, gamma and eta chosen by the "
+            "paper's criterion; in the labels protocol "
+            "fit(X, partial_labels=...)"
+        ),
+    },
+    "cobs": {
+        "label": "COBS",
+        "kind": "sklearn",
+        "ts": (None,),
+        "params": {},
+        "description": (
+            "COBS (Van Craenendonck & Blockeel, 2017) with scikit-learn: of "
+            "k-means (5 seeds), spectral clustering (kNN graph with 5, 10, 20 "
+            "neighbours; RBF with gamma 0.5, 2, 8 / median squared distance) "
+            "and agglomerative clustering (ward, complete, average, single "
+            "linkage), all with the true number of clusters, the one "
+            "violating the fewest links (ties: the first)"
+        ),
+    },
+    "labelspreading": {
+        "label": "LabelSpreading",
+        "kind": "sklearn",
+        "ts": (None,),
+        "params": {"kernel": "knn", "n_neighbors": 7},
+        "protocols": ("labels",),
+        "description": (
+            "sklearn.semi_supervised.LabelSpreading(kernel='knn', "
+            "n_neighbors=7) on the labelled samples; run only in the labels "
+            "protocol (random pairs give no labels: must-link groups are not "
+            "classes, and naming them after classes would need the answer)"
+        ),
+    },
+})
+
+#: Ways of drawing the links: ``"pairs"`` (random pairs, the paper's) and
+#: ``"labels"`` (a fraction of the samples labelled, all their pairs linked).
+PROTOCOLS = ("pairs", "labels")
+
 #: The methods of the paper's figure.
 PAPER_METHODS = tuple(m for m, v in METHODS.items() if v["kind"] == "paper")
 #: Methods users would otherwise pick (optional ``bench`` extra).
 PEER_METHODS = tuple(m for m, v in METHODS.items() if v["kind"] == "peer")
+#: The methods of the reproduction (``full_config``).
+REPRODUCTION_METHODS = PAPER_METHODS + PEER_METHODS
 
 
 def _method_settings(name, overrides=None):
@@ -216,6 +282,8 @@ def _method_settings(name, overrides=None):
         else:
             base[key] = value
     base["ts"] = tuple(base["ts"])
+    if "protocols" in base:
+        base["protocols"] = tuple(base["protocols"])
     return base
 
 
@@ -226,7 +294,8 @@ def make_config(name, *, datasets, methods, seeds, method_overrides=None):
     ----------
     name : str
     datasets : dict
-        Data-set name -> ``{"link_fractions": ..., "preprocessing": ...}``.
+        Data-set name -> ``{"link_fractions": ..., "preprocessing": ...}``
+        and optionally ``"label_fractions"`` (labels protocol).
     methods : sequence of str
         Keys of :data:`METHODS`.
     seeds : sequence of int
@@ -239,17 +308,34 @@ def make_config(name, *, datasets, methods, seeds, method_overrides=None):
     config : dict
     """
     overrides = method_overrides or {}
+
+    def dataset_spec(spec):
+        out = {
+            "link_fractions": tuple(float(f) for f in spec["link_fractions"]),
+            "preprocessing": tuple(spec["preprocessing"]),
+        }
+        if spec.get("label_fractions"):
+            out["label_fractions"] = tuple(float(f) for f in spec["label_fractions"])
+        return out
+
     return {
         "name": str(name),
         "seeds": tuple(int(s) for s in seeds),
-        "datasets": {
-            d: {
-                "link_fractions": tuple(float(f) for f in spec["link_fractions"]),
-                "preprocessing": tuple(spec["preprocessing"]),
-            }
-            for d, spec in datasets.items()
-        },
+        "datasets": {d: dataset_spec(spec) for d, spec in datasets.items()},
         "methods": {m: _method_settings(m, overrides.get(m)) for m in methods},
+    }
+
+
+def _paper_datasets(names, **extra):
+    """Data-set specs of the paper's protocol for ``names``: its link levels,
+    the UCI sets raw and standardised, the image sets raw; plus ``extra``."""
+    return {
+        d: {
+            "link_fractions": LINK_FRACTIONS[d],
+            "preprocessing": PREPROCESSING if d in _UCI else ("raw",),
+            **extra,
+        }
+        for d in names
     }
 
 
@@ -269,15 +355,9 @@ def full_config():
     -------
     config : dict
     """
-    datasets = {
-        d: {
-            "link_fractions": LINK_FRACTIONS[d],
-            "preprocessing": PREPROCESSING if d in _UCI else ("raw",),
-        }
-        for d in LINK_FRACTIONS
-    }
+    datasets = _paper_datasets(LINK_FRACTIONS)
     return make_config(
-        "full", datasets=datasets, methods=tuple(METHODS), seeds=range(20)
+        "full", datasets=datasets, methods=REPRODUCTION_METHODS, seeds=range(20)
     )
 
 
@@ -316,3 +396,42 @@ def quick_config():
             "csc": {"ts": (7,)},
         },
     )
+
+
+#: Data sets of :func:`beyond_config`, smallest first (an interrupted run has
+#: the small ones).
+BEYOND_DATASETS = ("faces100", "parkinson", "sonar", "digits500")
+
+#: Methods of :func:`beyond_config`: the new default, the paper's methods and
+#: the peers that run here.
+BEYOND_METHODS = ("smiclust", "3smic", "sl", "csc", "cobs", "e2cp", "pckmeans",
+                  "mpckmeans", "copkmeans", "labelspreading")
+
+#: Fractions of the samples labelled in the labels protocol of
+#: :func:`beyond_config`.
+BEYOND_LABEL_FRACTIONS = (0.05, 0.1, 0.2)
+
+
+def beyond_config():
+    """The library's default against the paper's 3SMIC, SL, CSC and the peers.
+
+    parkinson and sonar (raw and standardised), digits500 and faces100 (raw),
+    at the paper's link levels (:data:`LINK_FRACTIONS`, the *pairs*
+    protocol), 5 seeds (the paper used 20). Methods: :data:`BEYOND_METHODS`;
+    SL and CSC at ``t`` in (1, 4, 7, 10), 3SMIC and the default with the
+    estimator's default grids. Then the *labels* protocol at
+    :data:`BEYOND_LABEL_FRACTIONS` of the samples labelled, where
+    LabelSpreading runs too; the pure-Python peers (PCKMeans, MPCKMeans,
+    COPKMeans) and E2CP run in the pairs protocol only, to keep the run
+    short.
+
+    Returns
+    -------
+    config : dict
+    """
+    datasets = _paper_datasets(BEYOND_DATASETS,
+                               label_fractions=BEYOND_LABEL_FRACTIONS)
+    pairs_only = {m: {"protocols": ("pairs",)}
+                  for m in ("e2cp", "pckmeans", "mpckmeans", "copkmeans")}
+    return make_config("beyond", datasets=datasets, methods=BEYOND_METHODS,
+                       seeds=range(5), method_overrides=pairs_only)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..io import atomic_write
 from ._format import percent
 
-__all__ = ["plot_dataset", "write_figures"]
+__all__ = ["plot_dataset", "write_figures", "save_figure"]
 
 _SL_COLORS = ("#9ecae1", "#4292c6", "#08519c", "#08306b")
 _CSC_COLORS = ("#fdae6b", "#f16913", "#d94801", "#7f2704")
@@ -120,11 +120,19 @@ def write_figures(summary, out_dir):
         fig, ax = plt.subplots(figsize=(8.5, 5))
         plot_dataset(summary, dataset, preprocessing, ax=ax)
         fig.tight_layout()
-        path = out_dir / f"{dataset}-{preprocessing}.png"
-        try:
-            with atomic_write(path, "wb") as f:
-                fig.savefig(f, format="png", dpi=110)
-        finally:
-            plt.close(fig)
-        paths.append(path)
+        paths.append(save_figure(fig, out_dir / f"{dataset}-{preprocessing}.png",
+                                 dpi=110))
     return paths
+
+
+def save_figure(fig, path, *, dpi):
+    """Write ``fig`` to ``path`` as PNG, whole or not at all, and close it;
+    return ``path``."""
+    import matplotlib.pyplot as plt
+
+    try:
+        with atomic_write(path, "wb") as f:
+            fig.savefig(f, format="png", dpi=dpi)
+    finally:
+        plt.close(fig)
+    return path

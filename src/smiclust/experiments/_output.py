@@ -8,12 +8,14 @@ written:
 * ``DIR`` is a directory, or does not exist and its nearest existing parent
   is a directory;
 * ``DIR/records.csv``, if present, is a records file: UTF-8 text whose first
-  line is the header of :data:`~smiclust.experiments.RECORD_FIELDS` (or a
-  part of that line, left by an interruption before the first record);
+  line is the header of :data:`~smiclust.experiments.RECORD_FIELDS`, or the
+  legacy header written before the fields beyond the paper (or a part of
+  the header, left by an interruption before the first record);
 * ``DIR/config.json``, if present, is a reproduction config: a JSON object
   with the keys ``name``, ``seeds``, ``datasets`` and ``methods``;
 * ``DIR/report.md``, if present, starts with the report's title line
-  (:data:`REPORT_TITLE`);
+  (:data:`REPORT_TITLE`, or :data:`BEYOND_REPORT_TITLE` for ``--config
+  beyond``);
 * ``DIR/figures``, if present, is a directory (its ``<dataset>-<preprocessing>
   .png`` files are replaced).
 
@@ -41,6 +43,7 @@ __all__ = [
     "CONFIG_FILE",
     "REPORT_FILE",
     "REPORT_TITLE",
+    "BEYOND_REPORT_TITLE",
     "FIGURES_DIR",
     "LOCK_FILE",
     "OutputDirError",
@@ -57,6 +60,9 @@ CONFIG_FILE = "config.json"
 REPORT_FILE = "report.md"
 #: First line of every report (how a report of the tool is recognised).
 REPORT_TITLE = "# Reproduction of the 3SMIC experiments"
+#: First line of the report of the ``beyond`` config.
+BEYOND_REPORT_TITLE = "# Beyond the 3SMIC paper: the library default and its peers"
+_REPORT_TITLES = (REPORT_TITLE, BEYOND_REPORT_TITLE)
 #: Name of the directory of the figures in the output directory.
 FIGURES_DIR = "figures"
 #: Name of the lock file in the output directory.
@@ -107,10 +113,10 @@ def _check_config(path):
 def _check_report(path):
     try:
         with open(path, "rb") as f:
-            first = f.readline(len(REPORT_TITLE) + 2)
+            first = f.readline(max(map(len, _REPORT_TITLES)) + 2)
     except OSError:
         first = b""
-    if first.rstrip(b"\n") != REPORT_TITLE.encode():
+    if first.rstrip(b"\n") not in [t.encode() for t in _REPORT_TITLES]:
         raise _refuse(path, "is not a report written by smiclust reproduce (its "
                             f"first line is not {REPORT_TITLE!r})")
 
@@ -150,12 +156,13 @@ def read_records_text(path):
     Raises
     ------
     OutputDirError
-        If ``path`` is not a UTF-8 text file whose first line is the header
-        of :data:`~smiclust.experiments.RECORD_FIELDS`.
+        If ``path`` is not a UTF-8 text file whose first line is one of the
+        headers of :data:`~smiclust.experiments._records.HEADERS`.
     """
-    from ._records import RECORD_FIELDS
+    from ._records import HEADERS
 
-    header = ",".join(RECORD_FIELDS)
+    headers = [",".join(fields) for fields in HEADERS]
+    header = headers[0]
     path = Path(path)
     if not path.is_file():
         raise _refuse(path, "is not a regular file")
@@ -168,12 +175,12 @@ def read_records_text(path):
         raise _refuse(path, "is not a records file of smiclust reproduce (not UTF-8 "
                             "text)") from None
     if not complete:
-        if header.startswith(partial):
+        if any(h.startswith(partial) for h in headers):
             return ""
         raise _refuse(path, "is not a records file of smiclust reproduce (its first "
                             "line is not the header of the records)")
     first, _, rest = text.partition("\n")
-    if first.rstrip("\r") != header:
+    if first.rstrip("\r") not in headers:
         start = ",".join(header.split(",")[:2])
         raise _refuse(path, "is not a records file of smiclust reproduce (its "
                             f"first line is {first[:60]!r}, not the header "

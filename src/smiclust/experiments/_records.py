@@ -19,7 +19,14 @@ import numpy as np
 from ..io import atomic_write
 from ._output import append_line, cut_partial_last_line, read_records_text
 
-__all__ = ["RECORDS_FILE", "RECORD_FIELDS", "read_records", "RecordWriter"]
+__all__ = [
+    "RECORDS_FILE",
+    "RECORD_FIELDS",
+    "LEGACY_RECORD_FIELDS",
+    "HEADERS",
+    "read_records",
+    "RecordWriter",
+]
 
 #: Name of the records file in the output directory.
 RECORDS_FILE = "records.csv"
@@ -40,8 +47,16 @@ RECORDS_FILE = "records.csv"
 #: ``ok``, ``failed`` (the method raised) or ``skipped`` (not run: peer not
 #: installed, too slow, data set too large); ``error`` the reason when not ok;
 #: ``warnings`` distinct warnings of the fit, ``" | "``-separated;
-#: ``finished_at`` UTC time stamp.
-RECORD_FIELDS = (
+#: ``finished_at`` UTC time stamp; then the fields added beyond the paper
+#: (absent from files written before, :data:`LEGACY_RECORD_FIELDS`; read as
+#: empty): ``protocol`` how the links were drawn (``pairs``: random pairs,
+#: the paper's; ``labels``: a fraction ``link_fraction`` of the samples
+#: labelled, every pair of them linked); ``unlinked`` samples in no link;
+#: ``ari_unlinked`` ARI on those samples (empty when fewer than 2 or not
+#: ``ok``); ``ari_links_only`` ARI of the labelling the links alone give
+#: (the must-link closure groups, every other sample alone; written for every
+#: run, as it does not depend on the method).
+LEGACY_RECORD_FIELDS = (
     "run_id",
     "dataset",
     "preprocessing",
@@ -68,13 +83,26 @@ RECORD_FIELDS = (
     "finished_at",
 )
 
+#: Columns of a record, in file order (the legacy ones, then the new ones).
+RECORD_FIELDS = LEGACY_RECORD_FIELDS + (
+    "protocol",
+    "unlinked",
+    "ari_unlinked",
+    "ari_links_only",
+)
+
+#: Headers a records file may have: the current one, and the one of files
+#: written before the fields beyond the paper (e.g. ``docs/reproduction``).
+HEADERS = (RECORD_FIELDS, LEGACY_RECORD_FIELDS)
+
 
 def read_records(path):
     """Records of a records file as a list of dicts of strings.
 
-    Reads only. A partial last line (left by an interruption) and rows whose
-    number of fields is wrong are ignored; a missing or empty file has no
-    records.
+    Every key of :data:`RECORD_FIELDS` is present; the fields a file with
+    the legacy header lacks are empty strings. Reads only. A partial last
+    line (left by an interruption) and rows whose number of fields is wrong
+    are ignored; a missing or empty file has no records.
 
     Raises
     ------
@@ -85,9 +113,26 @@ def read_records(path):
     path = Path(path)
     if not path.exists() and not path.is_symlink():
         return []
-    reader = csv.reader(io.StringIO(read_records_text(path), newline=""))
-    return [dict(zip(RECORD_FIELDS, row)) for row in reader
-            if len(row) == len(RECORD_FIELDS)]
+    text = read_records_text(path)  # checks the file first
+    fields = records_header(path)
+    missing = {k: "" for k in RECORD_FIELDS if k not in fields}
+    reader = csv.reader(io.StringIO(text, newline=""))
+    return [{**dict(zip(fields, row)), **missing} for row in reader
+            if len(row) == len(fields)]
+
+
+def records_header(path):
+    """The fields of the header of the records file ``path`` (one of
+    :data:`HEADERS`); :data:`RECORD_FIELDS` for a file holding only a part of
+    a header."""
+    with open(path, "rb") as f:
+        first = f.readline()
+    if first.endswith(b"\n"):
+        text = first.decode("utf-8", errors="replace").rstrip("\r\n")
+        for fields in HEADERS:
+            if text == ",".join(fields):
+                return fields
+    return RECORD_FIELDS
 
 
 def _format(value):
@@ -110,8 +155,10 @@ class RecordWriter:
     """Appends records to ``path``, one whole line per ``write`` call.
 
     A missing file, or one holding only a part of the header, is (re)written
-    with the header alone, atomically; a partial last line is cut off. The
-    caller holds the lock of the directory.
+    with the header alone, atomically; a partial last line is cut off. A file
+    with the legacy header gets records of the legacy fields (so that every
+    line has as many fields as its header). The caller holds the lock of the
+    directory.
     """
 
     def __init__(self, path):
@@ -121,11 +168,12 @@ class RecordWriter:
                 f.write(_csv_line(RECORD_FIELDS))
         else:
             cut_partial_last_line(self.path)
+        self.fields = records_header(self.path)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
 
     def write(self, record):
         append_line(self._fd, _csv_line([_format(record.get(k))
-                                         for k in RECORD_FIELDS]))
+                                         for k in self.fields]))
 
     def close(self):
         os.close(self._fd)

@@ -6,6 +6,19 @@ seed draws the sub-sample (digits500, digits5k, faces100), the links
 random pairs typed by the true labels) and the method's randomness, so every
 method and every ``t`` of a seed sees the same data and the same links.
 
+In the *labels* protocol (``label_fractions`` of a data set's spec) the
+seed draws ``round(fraction x n)`` samples instead, which keep their true
+labels; every pair of them is linked (:func:`smiclust.constraints.
+pairs_from_labels`), and the labels themselves go to the methods that take
+labels (LabelSpreading; the library default through ``partial_labels``).
+
+Besides the ARI on all samples every run records the ARI on the samples in
+no link (``ari_unlinked``, NaN when fewer than 2) and the ARI of the
+labelling the links alone give (``ari_links_only``): the groups of the
+must-link closure (:func:`smiclust.link_groups.link_groups`) as clusters,
+every sample in no must-link a cluster of its own. That labelling uses no
+feature; it says how much of the answer the links already hold.
+
 Records are appended to ``records.csv`` in the output directory as runs
 finish, one whole line at a time; they are also the cache: a new invocation
 skips every run whose ``run_id`` is already there (a partial last line left by
@@ -38,7 +51,11 @@ from ._output import CONFIG_FILE, check_out_dir, lock_out_dir
 from ._records import RECORDS_FILE, RecordWriter, read_records
 
 __all__ = [
+    "AUTO_T_METHODS",
     "FITTERS",
+    "ari_unlinked",
+    "links_only_labels",
+    "unlinked_mask",
     "plan_runs",
     "run_one",
     "load_problem",
@@ -58,14 +75,23 @@ _IMPORT_TIME_WARNINGS = (DeprecationWarning, PendingDeprecationWarning,
                          SyntaxWarning, ImportWarning, FutureWarning)
 
 
-def _run_id(dataset, preprocessing, method, t, fraction, seed, params=None):
-    """Cache key of a run; method parameters other than the registry's add a hash."""
+#: Methods that choose ``t`` themselves (``t=auto`` in run ids and progress).
+AUTO_T_METHODS = ("3smic", "smiclust")
+
+
+def _run_id(dataset, preprocessing, method, t, fraction, seed, params=None,
+            protocol="pairs"):
+    """Cache key of a run; method parameters other than the registry's add a
+    hash; the labels protocol says ``labelled=`` where the paper's says
+    ``links=``."""
     from ._config import METHODS
 
-    t_text = "auto" if method == "3smic" else ("-" if t is None else str(int(t)))
+    t_text = ("auto" if method in AUTO_T_METHODS
+              else ("-" if t is None else str(int(t))))
+    level = "links" if protocol == "pairs" else "labelled"
     key = (
         f"{dataset}/{preprocessing}/{method}/t={t_text}/"
-        f"links={format(float(fraction), '.10g')}/seed={int(seed)}"
+        f"{level}={format(float(fraction), '.10g')}/seed={int(seed)}"
     )
     default = METHODS.get(method, {}).get("params", {})
     if params is not None and dict(params) != dict(default):
@@ -77,33 +103,41 @@ def _run_id(dataset, preprocessing, method, t, fraction, seed, params=None):
 def plan_runs(config):
     """Every run of ``config``, in a fixed order.
 
-    The order is data set, preprocessing, seed, link fraction, method, ``t``:
-    an interrupted reproduction has whole seeds of the first data sets.
+    The order is data set, preprocessing, seed, protocol (pairs, then
+    labels), level, method, ``t``: an interrupted reproduction has whole
+    seeds of the first data sets.
 
     Returns
     -------
     runs : list of dict
         Plain dicts with ``run_id``, ``dataset``, ``preprocessing``,
-        ``method``, ``kind``, ``t``, ``link_fraction``, ``seed``, ``params``
-        and, for peers, ``time_budget``, ``max_samples``, ``max_features`` and
-        ``skip_reason``.
+        ``method``, ``kind``, ``t``, ``protocol``, ``link_fraction`` (of the
+        labels protocol: the fraction of the samples labelled), ``seed``,
+        ``params`` and, for peers, ``time_budget``, ``max_samples``,
+        ``max_features`` and ``skip_reason``.
     """
     runs = []
     for dataset, spec in config["datasets"].items():
+        levels = [("pairs", f) for f in spec["link_fractions"]]
+        levels += [("labels", f) for f in spec.get("label_fractions", ())]
         for preprocessing in spec["preprocessing"]:
             for seed in config["seeds"]:
-                for fraction in spec["link_fractions"]:
+                for protocol, fraction in levels:
                     for method, settings in config["methods"].items():
+                        if protocol not in settings.get("protocols", ("pairs",
+                                                                      "labels")):
+                            continue
                         for t in settings["ts"]:
                             runs.append({
                                 "run_id": _run_id(
                                     dataset, preprocessing, method, t, fraction,
-                                    seed, settings.get("params")),
+                                    seed, settings.get("params"), protocol),
                                 "dataset": dataset,
                                 "preprocessing": preprocessing,
                                 "method": method,
                                 "kind": settings["kind"],
                                 "t": t,
+                                "protocol": protocol,
                                 "link_fraction": float(fraction),
                                 "seed": int(seed),
                                 "params": dict(settings.get("params", {})),
@@ -156,6 +190,93 @@ def _links(y, fraction, seed):
     return sample_links(y, n_links, random_state=seed)
 
 
+def _links_of_run(y, protocol, fraction, seed):
+    """``(must, cannot, partial_labels)`` of a run; ``partial_labels`` (-1:
+    unlabelled) only in the labels protocol, else None."""
+    from ..constraints import pairs_from_labels
+
+    if protocol == "pairs":
+        return (*_links(y, fraction, seed), None)
+    if protocol != "labels":
+        raise ValueError("The 'protocol' of a run must be one of ('pairs', "
+                         f"'labels'). Got {protocol!r} instead.")
+    n = y.shape[0]
+    rng = np.random.RandomState(seed)
+    chosen = rng.choice(n, size=int(round(fraction * n)), replace=False)
+    codes = np.unique(y, return_inverse=True)[1].astype(np.intp)
+    partial = np.full(n, -1, dtype=np.intp)
+    partial[chosen] = codes[chosen]
+    must, cannot = pairs_from_labels(partial)
+    return must, cannot, partial
+
+
+def unlinked_mask(n_samples, must, cannot):
+    """Boolean mask of the samples in no link (must or cannot)."""
+    linked = np.zeros(n_samples, dtype=bool)
+    for pairs in (must, cannot):
+        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        linked[pairs.ravel()] = True
+    return ~linked
+
+
+def ari_unlinked(y, labels, must, cannot):
+    """ARI of ``labels`` against ``y`` on the samples in no link; NaN when
+    fewer than 2 samples are in no link."""
+    from sklearn.metrics import adjusted_rand_score
+
+    free = unlinked_mask(len(y), must, cannot)
+    if free.sum() < 2:
+        return float("nan")
+    return float(adjusted_rand_score(np.asarray(y)[free], np.asarray(labels)[free]))
+
+
+def links_only_labels(n_samples, must, cannot):
+    """The labelling the links alone give: one cluster per must-link closure
+    group, every sample in no must-link a cluster of its own (the cannot-links
+    do not change it)."""
+    from ..link_groups import link_groups
+
+    return link_groups(np.asarray(must, dtype=np.intp).reshape(-1, 2),
+                       np.asarray(cannot, dtype=np.intp).reshape(-1, 2),
+                       n_samples).group
+
+
+def _fit_smiclust(run, X, n_clusters, must, cannot):
+    """The library's default: ``SMIClustering(n_clusters, random_state=seed)``;
+    in the labels protocol through ``partial_labels`` (what a user with labels
+    would call)."""
+    from .. import SMIClustering
+
+    model = SMIClustering(n_clusters, random_state=run["seed"], **run["params"])
+    partial = run.get("partial_labels")
+    if partial is not None:
+        model.fit(X, partial_labels=partial)
+    else:
+        model.fit(X, must_link=must, cannot_link=cannot)
+    return model.labels_, {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
+                           "eta": model.eta_}
+
+
+def _fit_cobs(run, X, n_clusters, must, cannot):
+    from ._cobs import cobs_labels
+
+    labels, _ = cobs_labels(X, n_clusters, must, cannot, random_state=run["seed"])
+    return labels, {}
+
+
+def _fit_labelspreading(run, X, n_clusters, must, cannot):
+    """sklearn's LabelSpreading on the run's partial labels (labels protocol
+    only)."""
+    from sklearn.semi_supervised import LabelSpreading
+
+    partial = run.get("partial_labels")
+    if partial is None:
+        raise ValueError("LabelSpreading needs labels: it runs only in the "
+                         "labels protocol")
+    model = LabelSpreading(**run["params"]).fit(X, partial)
+    return model.transduction_, {}
+
+
 def _fit_3smic(run, X, n_clusters, must, cannot):
     """The paper's 3SMIC: ``links="paper"`` unless the run's params say
     otherwise (the estimator's default closes the links, beyond the paper)."""
@@ -202,6 +323,9 @@ FITTERS = {
     "mpckmeans": _fit_peer,
     "copkmeans": _fit_peer,
     "e2cp": _fit_peer,
+    "smiclust": _fit_smiclust,
+    "cobs": _fit_cobs,
+    "labelspreading": _fit_labelspreading,
 }
 
 
@@ -222,6 +346,7 @@ def _base_record(run):
         "preprocessing": run["preprocessing"],
         "method": run["method"],
         "t": run["t"],
+        "protocol": run.get("protocol", "pairs"),
         "link_fraction": run["link_fraction"],
         "seed": run["seed"],
     }
@@ -273,11 +398,17 @@ def run_one(run):
 
     record = _base_record(run)
     X, y = load_problem(run["dataset"], run["preprocessing"], run["seed"])
-    must, cannot = _links(y, run["link_fraction"], run["seed"])
+    must, cannot, partial = _links_of_run(y, run.get("protocol", "pairs"),
+                                          run["link_fraction"], run["seed"])
+    if partial is not None:
+        run = {**run, "partial_labels": partial}
     n_clusters = int(np.unique(y).size)
     record.update(
         links=len(must) + len(cannot), must=len(must), cannot=len(cannot),
         n_samples=X.shape[0], n_features=X.shape[1], n_clusters=n_clusters,
+        unlinked=int(unlinked_mask(X.shape[0], must, cannot).sum()),
+        ari_links_only=float(adjusted_rand_score(
+            y, links_only_labels(X.shape[0], must, cannot))),
     )
     too_large = [
         f"{name}={size} > {limit}"
@@ -300,6 +431,7 @@ def run_one(run):
         record.update(used)
         record.update(
             ari=float(adjusted_rand_score(y, labels)),
+            ari_unlinked=ari_unlinked(y, labels, must, cannot),
             violations=count_violations(labels, must, cannot),
             n_clusters_found=int(np.unique(labels).size),
             status="ok",
@@ -390,7 +522,8 @@ def _hms(seconds):
 
 def _progress_line(i, total, record, elapsed):
     t = record.get("t")
-    t_text = "auto" if record["method"] == "3smic" else ("-" if t is None else t)
+    t_text = ("auto" if record["method"] in AUTO_T_METHODS
+              else ("-" if t is None else t))
     if record["status"] == "ok":
         outcome = f"ARI {record['ari']:.3f} ({record.get('seconds', 0):.1f} s)"
     else:
@@ -405,7 +538,8 @@ def _progress_line(i, total, record, elapsed):
 
 
 def _peer_key(run):
-    return (run["dataset"], run["preprocessing"], run["method"], run["t"])
+    return (run["dataset"], run["preprocessing"], run["method"], run["t"],
+            run.get("protocol") or "pairs")
 
 
 class _TimedOutPeers:

@@ -29,9 +29,13 @@ METHOD_LABELS = {
     "mpckmeans": "MPCKMeans",
     "copkmeans": "COPKMeans",
     "e2cp": "E2CP",
+    "smiclust": "smiclust (default)",
+    "cobs": "COBS",
+    "labelspreading": "LabelSpreading",
 }
 #: Order of the methods in figures and tables.
-METHOD_ORDER = ("3smic", "sl", "csc", "e2cp", "pckmeans", "mpckmeans", "copkmeans")
+METHOD_ORDER = ("3smic", "sl", "csc", "e2cp", "pckmeans", "mpckmeans", "copkmeans",
+                "smiclust", "cobs", "labelspreading")
 _DATASET_ORDER = ("parkinson", "spam", "sonar", "digits500", "digits5k", "faces100")
 
 
@@ -49,8 +53,9 @@ def load_records(path):
     """The records file as a DataFrame, one row per run (last record wins).
 
     The columns of :data:`~smiclust.experiments.RECORD_FIELDS`, numbers
-    parsed (empty fields are NaN), plus ``curve`` (e.g. ``"SL t=4"``) and
-    ``method_order`` (rank in :data:`METHOD_ORDER`).
+    parsed (empty fields are NaN; records written before the fields beyond
+    the paper have them empty, ``protocol`` then read as ``"pairs"``), plus
+    ``curve`` (e.g. ``"SL t=4"``) and ``method_order`` (rank in :data:`METHOD_ORDER`).
     """
     pd = _pandas()
     rows = read_records(path)
@@ -58,9 +63,11 @@ def load_records(path):
     df = df.drop_duplicates("run_id", keep="last").reset_index(drop=True)
     numeric = ("t", "link_fraction", "links", "must", "cannot", "seed",
                "n_samples", "n_features", "n_clusters", "t_chosen", "gamma", "eta",
-               "ari", "violations", "n_clusters_found", "seconds")
+               "ari", "violations", "n_clusters_found", "seconds",
+               "unlinked", "ari_unlinked", "ari_links_only")
     for col in numeric:
         df[col] = pd.to_numeric(df[col].replace("", None), errors="coerce")
+    df["protocol"] = df["protocol"].replace("", "pairs").fillna("pairs")
     df["curve"] = [curve_label(m, t) for m, t in zip(df["method"], df["t"])]
     df["method_order"] = [_rank(m, METHOD_ORDER) for m in df["method"]]
     return df
@@ -74,7 +81,8 @@ def _rank(name, order):
 def curve_label(method, t):
     """Legend label of a curve: ``"3SMIC (auto)"``, ``"SL t=4"``, ``"PCKMeans"``."""
     label = METHOD_LABELS.get(method, method)
-    if method == "3smic" or t is None or (isinstance(t, float) and math.isnan(t)):
+    if (method in ("3smic", "smiclust") or t is None
+            or (isinstance(t, float) and math.isnan(t))):
         return label
     return f"{label} t={int(t)}"
 
