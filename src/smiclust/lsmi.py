@@ -21,6 +21,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 
 from .utils import (
+    Grid,
     Interval,
     as_grid,
     check_random_state_param,
@@ -29,7 +30,6 @@ from .utils import (
     unit_exponent,
     validate_params,
 )
-from .utils._validation import _Grid
 
 __all__ = ["LSMIDesign", "LSMIResult", "lsmi_score"]
 
@@ -42,8 +42,8 @@ _POSITIVE = Interval(numbers.Real, 0.0, np.inf, closed="neither")
 _NON_NEGATIVE = Interval(numbers.Real, 0.0, np.inf, closed="left")
 
 _PARAMETER_CONSTRAINTS = {
-    "kernel_width": [_POSITIVE, _Grid(_POSITIVE), None],
-    "regularization": [_NON_NEGATIVE, _Grid(_NON_NEGATIVE), None],
+    "kernel_width": [_POSITIVE, Grid(_POSITIVE), None],
+    "regularization": [_NON_NEGATIVE, Grid(_NON_NEGATIVE), None],
     "n_centers": [Interval(numbers.Integral, 1, None, closed="left")],
     "n_folds": [Interval(numbers.Integral, 2, None, closed="left")],
     "random_state": check_random_state_param(),

@@ -13,6 +13,7 @@ from ._checks import (
 from ._threads import SingleThreadedBLAS, single_threaded_blas
 from ._validation import (
     GRID_TYPES,
+    Grid,
     IntegerGrid,
     Interval,
     Options,
@@ -34,6 +35,7 @@ __all__ = [
     "SingleThreadedBLAS",
     "single_threaded_blas",
     "GRID_TYPES",
+    "Grid",
     "IntegerGrid",
     "Interval",
     "Options",

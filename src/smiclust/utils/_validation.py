@@ -20,6 +20,7 @@ import numpy as np
 __all__ = [
     "Interval",
     "Options",
+    "Grid",
     "IntegerGrid",
     "RealGrid",
     "validate_params",
@@ -101,7 +102,7 @@ GRID_TYPES = (list, tuple, range, np.ndarray)
 
 
 @dataclass(frozen=True)
-class _Grid:
+class Grid:
     """A non-empty 1-d sequence of numbers, each satisfying ``element``."""
 
     element: Interval
@@ -129,12 +130,12 @@ def _as_python_number(value):
 
 def IntegerGrid(left=1, right=None):
     """Grid of integers in ``[left, right]``."""
-    return _Grid(Interval(numbers.Integral, left, right, closed="both"))
+    return Grid(Interval(numbers.Integral, left, right, closed="both"))
 
 
 def RealGrid(left=0.0, right=None):
     """Grid of finite real numbers in ``[left, right]``."""
-    return _Grid(Interval(numbers.Real, left, right, closed="both"))
+    return Grid(Interval(numbers.Real, left, right, closed="both"))
 
 
 class _NoneType:
