@@ -779,7 +779,8 @@ def test_beyond_report_from_records(tmp_path):
                                  figures=False).read_text()
     assert report.startswith("# Beyond the 3SMIC paper")
     assert "all samples: **1 win, 0 tie, 1 loss** (of 2 cells)" in report
-    assert "| parkinson (raw) | 567 (3 %) | 2 | 0.01 | 0.90 ± 0.01 | " in report
+    assert ("| parkinson (raw) | 567 (3 %) | 2 | 10 | 0.01 | 0.90 ± 0.01 | n/a | "
+            "SL t=4: 0.60 ± 0.01 | win |") in report
     assert "0.50 vs SL t=4 0.60 (-0.10)" in report  # the loss is listed
     assert "RuntimeError: every candidate failed" in report
     check = _cli("--config", "beyond", "--report-only", "--out", str(tmp_path))

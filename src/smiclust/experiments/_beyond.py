@@ -50,6 +50,8 @@ __all__ = [
 
 #: The method the win table is about.
 DEFAULT_METHOD = "smiclust"
+#: The paper's method, shown beside the default for reference.
+PAPER_METHOD = "3smic"
 #: Smallest difference of mean ARI that can be a win or a loss.
 TIE_FLOOR = 0.01
 #: Fewest finished seeds for a curve to compete at a level.
@@ -148,7 +150,8 @@ def win_table(summary, default=DEFAULT_METHOD):
     -------
     rows : list of dict
         ``dataset, preprocessing, protocol, link_fraction, links, unlinked,
-        n_seeds, links_only``; ``default`` and ``best`` (curve, mean, std) on
+        n_seeds, links_only``, ``paper`` (3SMIC's curve, mean, std: the
+        paper's method, for reference); ``default`` and ``best`` (curve, mean, std) on
         all samples, ``verdict``; ``default_unlinked``, ``best_unlinked``,
         ``verdict_unlinked`` the same on the samples in no link (``None``
         where there is no comparison).
@@ -162,9 +165,12 @@ def win_table(summary, default=DEFAULT_METHOD):
         me = mine.iloc[0]
         others = g[(g["method"] != default) & (g["n_ok"] >= MIN_SEEDS)
                    & (g["n_failed"] + g["n_skipped"] == 0)]
+        paper = g[(g["method"] == PAPER_METHOD) & (g["n_ok"] > 0)]
         row = {**dict(zip(keys, key)), "links": me["links"],
                "unlinked": me["unlinked"], "n_seeds": int(me["n_ok"]),
-               "links_only": me["links_only"]}
+               "links_only": me["links_only"],
+               "paper": (METHOD_LABELS[PAPER_METHOD], paper.iloc[0]["mean"],
+                         paper.iloc[0]["std"]) if len(paper) else None}
         for suffix, mcol, scol in (("", "mean", "std"),
                                    ("_unlinked", "mean_unlinked", "std_unlinked")):
             cand = others[others[mcol].notna()]
@@ -321,6 +327,10 @@ def _fmt(entry, with_curve=True):
     return f"{curve}: {text}" if with_curve else text
 
 
+def _count(x):
+    return "?" if math.isnan(x) else f"{x:.0f}"
+
+
 def _verdict_cell(v):
     return {"win": "win", "tie": "tie", "loss": "**LOSS**", None: "n/a"}[v]
 
@@ -339,19 +349,22 @@ def _win_section(rows):
             f"{c_all['loss']} loss** (of {sum(c_all.values())} cells)",
             f"- samples in no link: **{c_free['win']} win, {c_free['tie']} tie, "
             f"{c_free['loss']} loss** (of {sum(c_free.values())} cells with "
-            "at least 2 such samples)",
+            "at least 2 such samples; with a handful of them, as at the "
+            "middle levels, the ARI is coarse and often 1 for all)",
             "",
-            "| data set | level | seeds | links alone | default (all) | best other "
-            "(all) | verdict | default (unlinked) | best other (unlinked) | "
-            "verdict |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| data set | level | seeds | samples in no link | links alone | "
+            "default (all) | 3SMIC, paper (all) | best other (all) | verdict | "
+            "default (unlinked) | best other (unlinked) | verdict |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in sub:
             lines.append(
                 f"| {r['dataset']} ({r['preprocessing']}) | "
                 f"{_level_label(proto, r['link_fraction'], r['links'])} | "
-                f"{r['n_seeds']} | {r['links_only']:.2f} | "
-                f"{_fmt(r['default'], False)} | {_fmt(r['best'])} | "
+                f"{r['n_seeds']} | {_count(r['unlinked'])} | "
+                f"{r['links_only']:.2f} | "
+                f"{_fmt(r['default'], False)} | {_fmt(r['paper'], False)} | "
+                f"{_fmt(r['best'])} | "
                 f"{_verdict_cell(r['verdict'])} | "
                 f"{_fmt(r['default_unlinked'], False)} | "
                 f"{_fmt(r['best_unlinked'])} | "
