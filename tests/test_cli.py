@@ -257,9 +257,14 @@ MALFORMED = {
                                 "range [0, 199] (the data has 200 rows)"),
     "negative link index": ({"l.csv": "0,-3\n"}, [*FIT_IDX, "--cannot-link", "l.csv"],
                             "row index -3 is out of range"),
-    "link line with three fields": ({"l.csv": "0,1,2\n"},
-                                    [*FIT, "--must-link", "l.csv"],
-                                    "line 1 has 3 field(s); expected 2"),
+    "link line with four fields": ({"l.csv": "0,1,2,3\n"},
+                                   [*FIT, "--must-link", "l.csv"],
+                                   "line 1 has 4 field(s); expected 2 (the two "
+                                   "rows of a link) or 3"),
+    "link lines of two widths": ({"l.csv": "0,1,0.5\n2,3\n"},
+                                 [*FIT_IDX, "--must-link", "l.csv"],
+                                 "l.csv: line 2 has 2 field(s); expected 3 like "
+                                 "line 1"),
     "unknown link id": ({"l.csv": "a,b\nm_nope,m_nada\nx,y\n"},
                         [*FIT, "--must-link", "l.csv"],
                         "line 2, column 1: 'm_nope' is not an id of the data"),

@@ -12,7 +12,9 @@ from smiclust.io import (
     read_labels,
     read_links,
     read_table,
+    read_weighted_links,
     write_assignments,
+    write_columns,
 )
 
 
@@ -286,6 +288,112 @@ def test_read_links_errors(tmp_path, content, ids, match):
 
 
 # ---------------------------------------------------------------------------
+# read_weighted_links
+# ---------------------------------------------------------------------------
+
+NAMED = np.array(["id1", "id2", "id3", "id4"], dtype=object)
+
+
+@pytest.mark.parametrize(
+    "content, ids, links, weights",
+    [
+        ("0,1\n3,2\n", None, [[0, 1], [3, 2]], None),
+        ("0,1,0.5\n3,2,2\n", None, [[0, 1], [3, 2]], [0.5, 2.0]),
+        ("i,j,weight\n0,1,0\n", None, [[0, 1]], [0.0]),
+        ("i,j,w\nd,c,1e-3\n", IDS, [[3, 2]], [1e-3]),
+        ("0\t1\t0.25\n", None, [[0, 1]], [0.25]),
+        # a header of three names: the third (no number) settles that
+        # id1,id2 are column names, although the data has those ids
+        ("id1,id2,weight\nid3,id4,0.5\n", NAMED, [[2, 3]], [0.5]),
+        ("i,j,weight\n", None, np.empty((0, 2)), []),
+        ("", None, np.empty((0, 2)), None),
+    ],
+)
+def test_read_weighted_links(tmp_path, content, ids, links, weights):
+    path = write(tmp_path, "links.csv", content)
+    got, got_weights = read_weighted_links(path, ids=ids, n_samples=4)
+    assert got.dtype == np.intp
+    assert_array_equal(got, np.asarray(links).reshape(-1, 2))
+    if weights is None:
+        assert got_weights is None
+    else:
+        assert got_weights.dtype == np.float64
+        assert_array_equal(got_weights, weights)
+    if weights is None:  # two columns: exactly what read_links reads
+        assert_array_equal(read_links(path, ids=ids, n_samples=4), got)
+
+
+@pytest.mark.parametrize(
+    "content, ids, match",
+    [
+        ("0,1,x\n", None, r"line 1, column 3: expected a link weight \(a finite "
+                          r"number >= 0\), got 'x'"),
+        ("0,1,1\n2,3,-0.5\n", None, r"line 2, column 3: .*got '-0.5'"),
+        ("0,1,nan\n", None, r"line 1, column 3: .*got 'nan'"),
+        ("0,1,inf\n", None, r"line 1, column 3: .*got 'inf'"),
+        ("0,1,1\n2,3,\n", None, r"line 2, column 3: .*got an empty cell"),
+        ("0,1,0.5\n2,3\n", None, r"line 2 has 2 field\(s\); expected 3 like line 1"),
+        ("0,1\n2,3,0.5\n", None, r"line 2 has 3 field\(s\); expected 2 like line 1"),
+        ("0,1,2,3\n", None, r"line 1 has 4 field\(s\); expected 2 .* or 3"),
+        ("0,1,1\n1,0,2\n", None, r"line 2: repeats the link of line 1"),
+        ("a,b,1\nb,z,1\n", IDS, r"line 2, column 2: 'z' is not an id"),
+        # two ids that read as column names, then a number: still ambiguous
+        ("id1,id2,1\nid3,id4,1\n", NAMED, r"line 1: 'id1','id2','1' reads both"),
+        # two ids and no number: a header, or a link with a bad weight?
+        ("a,b,w\nd,c,1\n", IDS, r"line 1: 'a','b','w' reads both as a header"),
+    ],
+)
+def test_read_weighted_links_errors(tmp_path, content, ids, match):
+    path = write(tmp_path, "links.csv", content)
+    with pytest.raises(ValueError, match=match) as info:
+        read_weighted_links(path, ids=ids, n_samples=4)
+    assert "\n" not in str(info.value) and str(info.value).startswith(path + ":")
+
+
+def test_read_links_refuses_a_weight_column_and_names_the_weighted_reader(
+        tmp_path):
+    path = write(tmp_path, "links.csv", "0,1,0.5\n")
+    with pytest.raises(ValueError, match="line 1 has 3 field.*read_weighted_links"):
+        read_links(path, n_samples=4)
+
+
+@pytest.mark.parametrize(
+    "array, links, weights, match",
+    [
+        (np.array([[0, 3], [1, 2]]), [[0, 3], [1, 2]], None, None),
+        (np.array([[0.0, 3.0, 0.5], [1.0, 2.0, 4.0]]), [[0, 3], [1, 2]],
+         [0.5, 4.0], None),
+        (np.array([[0, 3, 2]]), [[0, 3]], [2.0], None),
+        (np.array([[0.0, 1.5, 1.0]]), None, None,
+         r"link 0 \(0-based\), column 2: expected an integral row index, got 1.5"),
+        (np.array([[0.0, 1e30, 1.0]]), None, None, r"row index 1000.* out of range"),
+        (np.array([[0.0, 1.0, -1.0]]), None, None,
+         r"link 0 \(0-based\), column 3: expected a link weight .* got -1.0"),
+        (np.array([[0.0, 1.0, np.nan]]), None, None, r"column 3: .* got nan"),
+        (np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 2.0]]), None, None,
+         r"link 1 \(0-based\): repeats link 0"),
+        (np.array([[0.0, 1.0]]), None, None, "expected integer row indices"),
+        (np.zeros((2, 4), dtype=int), None, None,
+         r"shape \(n_links, 2\) or \(n_links, 3\)"),
+    ],
+)
+def test_read_weighted_links_npy(tmp_path, array, links, weights, match):
+    path = str(tmp_path / "links.npy")
+    np.save(path, array)
+    if match is not None:
+        with pytest.raises(ValueError, match=match):
+            read_weighted_links(path, n_samples=4)
+        return
+    got, got_weights = read_weighted_links(path, n_samples=4)
+    assert got.dtype == np.intp
+    assert_array_equal(got, links)
+    if weights is None:
+        assert got_weights is None
+    else:
+        assert_array_equal(got_weights, weights)
+
+
+# ---------------------------------------------------------------------------
 # read_labels
 # ---------------------------------------------------------------------------
 
@@ -494,3 +602,20 @@ def test_write_assignments_failure_keeps_the_old_file(tmp_path, monkeypatch):
         write_assignments(str(path), [0, 1])
     assert path.read_text() == "old\n"
     assert os.listdir(tmp_path) == ["out.csv"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".json"])
+def test_write_columns_any_table(tmp_path, suffix):
+    path = tmp_path / f"t{suffix}"
+    write_columns(str(path), {"a_i": ["x", "y"], "kind": ["must", "cannot"],
+                              "score": [0.5, 1 / 3]})
+    text = path.read_text()
+    if suffix == ".json":
+        assert json.loads(text) == [
+            {"a_i": "x", "kind": "must", "score": 0.5},
+            {"a_i": "y", "kind": "cannot", "score": 1 / 3}]
+    else:
+        sep = "\t" if suffix == ".tsv" else ","
+        assert text == sep.join(["a_i", "kind", "score"]) + "\n" + \
+            sep.join(["x", "must", "0.5"]) + "\n" + \
+            sep.join(["y", "cannot", "0.333333"]) + "\n"

@@ -114,6 +114,12 @@ def output_format(out, fmt, *, json_mode):
     return fmt
 
 
+def suspect_links_format(path):
+    """Format of --suspect-links FILE, from its suffix (CSV unless .json,
+    .parquet or .pq; tab-separated CSV for .tsv)."""
+    return _format_from_suffix(path)
+
+
 def _format_from_suffix(path):
     from ..io import format_from_suffix
 

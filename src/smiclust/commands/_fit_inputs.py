@@ -21,21 +21,41 @@ def _split_columns(text):
 def _combine_links(must_parts, cannot_parts, rep):
     """Links of every file and of the labels, each pair once (in first-seen
     order); a pair given by more than one source is reported, then kept once
-    (within one file a repeat is an error of that file)."""
+    (within one file a repeat is an error of that file).
+
+    Each part is ``(pairs, weights or None)``. When any part has weights, every
+    link gets one (1 where its source has none) and a pair given more than once
+    keeps the largest. Returns ``(must, cannot, must_weight, cannot_weight)``,
+    the weights None when no part has any.
+    """
     import numpy as np
+
+    weighted = any(w is not None for _, w in (*must_parts, *cannot_parts))
 
     def unique_pairs(parts, kind):
         if not parts:
-            return np.empty((0, 2), dtype=np.intp)
-        pairs = np.sort(np.concatenate(parts).reshape(-1, 2), axis=1)
-        _, first = np.unique(pairs, axis=0, return_index=True)
+            empty = np.empty(0) if weighted else None
+            return np.empty((0, 2), dtype=np.intp), empty
+        pairs = np.sort(np.concatenate([p for p, _ in parts]).reshape(-1, 2), axis=1)
+        weights = np.concatenate([np.ones(len(p)) if w is None else w
+                                  for p, w in parts]).astype(np.float64)
+        _, first, inverse = np.unique(pairs, axis=0, return_index=True,
+                                      return_inverse=True)
+        inverse = inverse.reshape(-1)
         if len(first) < len(pairs):
+            largest = (", with the largest of its weights" if weighted else "")
             rep.warning(f"{len(pairs) - len(first)} {kind}(s) given by more than "
-                        "one source (link files, --labels); each counted once")
-        return np.ascontiguousarray(pairs[np.sort(first)], dtype=np.intp)
+                        "one source (link files, --labels); each counted once"
+                        f"{largest}")
+        best = np.zeros(len(first))
+        np.maximum.at(best, inverse, weights)
+        order = np.sort(first)  # first-seen order
+        unique = np.ascontiguousarray(pairs[order], dtype=np.intp)
+        return unique, (best[inverse[order]] if weighted else None)
 
-    return unique_pairs(must_parts, "must-link"), unique_pairs(cannot_parts,
-                                                              "cannot-link")
+    must, must_weight = unique_pairs(must_parts, "must-link")
+    cannot, cannot_weight = unique_pairs(cannot_parts, "cannot-link")
+    return must, cannot, must_weight, cannot_weight
 
 
 def _describe_rows(i, j, ids):
@@ -66,6 +86,13 @@ class Inputs:
     n_labeled: object  # rows with a known label in --labels, or None
     said_conflicts: tuple  # warning categories fit reports in its own words
     scaler: object = None  # {"mean", "scale"} with --standardize
+    must_weight: object = None  # (n_must,) float64 when a link file has weights
+    cannot_weight: object = None  # (n_cannot,), likewise (None: no weights)
+
+    @property
+    def weighted(self):
+        """Whether a link file had a weight column (then both weights are set)."""
+        return self.must_weight is not None
 
 
 def check_options(args):
@@ -80,11 +107,21 @@ def check_options(args):
               *(("--must-link", p) for p in args.must_link),
               *(("--cannot-link", p) for p in args.cannot_link)]
     for option, path in (("--out", args.out), ("--save", args.save),
-                         ("--plot", args.plot)):
+                         ("--plot", args.plot),
+                         ("--suspect-links", args.suspect_links)):
         _common.check_output_path(path, option, inputs)
         inputs.append((option, path))
     if args.plot:
         _common.require_matplotlib(args.plot)
+    if args.top is not None and args.suspect_links is None:
+        raise _common.usage_error("--top needs --suspect-links FILE (it limits "
+                                  "the links written there)")
+    if args.suspect_links is not None:
+        if args.suspect_links == "-":
+            raise _common.usage_error("--suspect-links needs a file name (stdout "
+                                      "holds the assignments)")
+        if _common.suspect_links_format(args.suspect_links) == "parquet":
+            _common.require_pyarrow()
     return options
 
 
@@ -104,14 +141,16 @@ def read_inputs(args, options, rep):
     if args.n_clusters > n:
         raise _common.usage_error(
             f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
-    must, cannot, n_labeled = _read_links(args, ids, n, rep)
+    must, cannot, must_weight, cannot_weight, n_labeled = _read_links(
+        args, ids, n, rep)
     said_conflicts = _check_link_conflicts(must, cannot, ids, n, rep)
     t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
     if any(t >= n for t in t_values):
         raise _common.usage_error(
             f"--n-neighbors must be smaller than the number of rows ({n}); got "
             f"{max(t_values)}")
-    inputs = Inputs(X, ids, names, must, cannot, n_labeled, said_conflicts)
+    inputs = Inputs(X, ids, names, must, cannot, n_labeled, said_conflicts,
+                    must_weight=must_weight, cannot_weight=cannot_weight)
     if args.standardize:
         _standardize(inputs, rep)
     else:
@@ -152,7 +191,9 @@ def _warn_about_scales(X, names, rep):
 def _read_links(args, ids, n, rep):
     """Links of the --must-link / --cannot-link files and of --labels.
 
-    Returns ``(must, cannot, n_labeled)``; ``n_labeled`` is None without
+    Returns ``(must, cannot, must_weight, cannot_weight, n_labeled)``; the
+    weights are None unless a link file has a weight column (links without
+    one, and those of --labels, weigh 1); ``n_labeled`` is None without
     --labels.
     """
     import numpy as np
@@ -164,13 +205,13 @@ def _read_links(args, ids, n, rep):
     for option, paths, parts in (("--must-link", args.must_link, must_parts),
                                  ("--cannot-link", args.cannot_link, cannot_parts)):
         for path in paths:
-            links = _common.read_input(
-                option, io.read_links, path, reporter=rep, ids=ids, n_samples=n,
-                header=_common.header_arg(args.links_header))
+            links, weights = _common.read_input(
+                option, io.read_weighted_links, path, reporter=rep, ids=ids,
+                n_samples=n, header=_common.header_arg(args.links_header))
             if not len(links):
                 rep.warning(f"{option} {path}: no links in the file (empty, or "
                             "one line read as a header)")
-            parts.append(links)
+            parts.append((links, weights))
     n_labeled = None
     if args.labels:
         y = _common.read_input("--labels", io.read_labels, args.labels,
@@ -183,10 +224,11 @@ def _read_links(args, ids, n, rep):
                 f"than -k {args.n_clusters} clusters")
         n_labeled = int(np.count_nonzero(y >= 0))
         lab_must, lab_cannot = pairs_from_labels(y)
-        must_parts.append(lab_must)
-        cannot_parts.append(lab_cannot)
-    must, cannot = _combine_links(must_parts, cannot_parts, rep)
-    return must, cannot, n_labeled
+        must_parts.append((lab_must, None))
+        cannot_parts.append((lab_cannot, None))
+    must, cannot, must_weight, cannot_weight = _combine_links(
+        must_parts, cannot_parts, rep)
+    return must, cannot, must_weight, cannot_weight, n_labeled
 
 
 def _check_link_conflicts(must, cannot, ids, n, rep):

@@ -21,10 +21,12 @@ by id instead of by 0-based row index.
 EPILOG = """\
 link and label files:
   --must-link / --cannot-link FILE: two cells a line, the rows of one link,
-  with an optional header line ("a,b"). When DATA has an id column, the
-  cells are ids of DATA, compared as text ("1" is not the id "001"); an
-  integer is never taken for a row index then. Without an id column, they
-  are 0-based row indices. A first line of two ids that also read as column
+  with an optional header line ("a,b"), or three cells a line, the third the
+  link's weight (its confidence, a finite number >= 0; header "a,b,weight");
+  every line of a file has the same number of cells. When DATA has an id
+  column, the cells are ids of DATA, compared as text ("1" is not the id
+  "001"); an integer is never taken for a row index then. Without an id
+  column, they are 0-based row indices. A first line of two ids that also read as column
   names (id1,id2; from,to) is an error until --links-header says which.
   --labels FILE: one label per DATA row (in order; the line count must be
   the row count, after an optional header line), or two cells a line (row,
@@ -32,6 +34,19 @@ link and label files:
   unknown, NA, N/A, NaN, null, none (any case). At most N distinct labels.
   Every two labelled rows become a must-link (same label) or a cannot-link
   (different labels).
+  Weights: when any link file has a weight column, the links of files
+  without one and of --labels weigh 1, and a link given more than once keeps
+  its largest weight (said in a warning). Weighted links are used as given,
+  the paper's 3SMIC (the summary's "links" is then "paper"), not closed into
+  must-link groups.
+
+suspect links:
+  --suspect-links FILE writes the given links, the most contradicted by the
+  fit first (the estimator's suspect_links_): columns i,j (0-based rows) or
+  <id>_i,<id>_j (ids, with an id column), kind (must/cannot), score in
+  [0, 1] (1 minus the probability that the fit puts a must-linked pair
+  together; that probability for a cannot-link). CSV, TSV, JSON or Parquet
+  from the suffix; --top K keeps the K first.
 
 output:
   Without --out, the assignments go to stdout as CSV (header 'cluster', or
@@ -58,6 +73,8 @@ examples:
       --cannot-link different.csv --out clusters.csv --plot clusters.png
   smiclust fit data.npy -k 2 --labels partial.csv --n-neighbors 7 > labels.csv
   smiclust fit data.csv -k 4 --standardize --save model.joblib --json
+  smiclust fit data.csv -k 2 --id-column id --must-link weighted.csv \
+      --suspect-links suspects.csv --top 20 --out clusters.csv
 """
 
 
@@ -177,6 +194,13 @@ def add_parser(subparsers):
     out.add_argument("--plot", metavar="FILE.png", default=None,
                      help="draw the clusters and the links in 2-d (needs "
                           "matplotlib)")
+    out.add_argument("--suspect-links", metavar="FILE", default=None,
+                     help="write the given links, most contradicted by the fit "
+                          "first, with their score (CSV, TSV, JSON or Parquet "
+                          "from the suffix); see 'suspect links' below")
+    out.add_argument("--top", type=positive_int, default=None, metavar="K",
+                     help="with --suspect-links: only the K most contradicted "
+                          "links (default: all)")
     out.add_argument("--plot-embedding", choices=("auto", "eigenvectors", "pca"),
                      default="auto",
                      help="coordinates of --plot: 'auto' (default) is the two "
@@ -243,6 +267,15 @@ def _announce(args, model, inputs, rep):
     rep.progress(f"{args.data}: {_count(n, 'row')}, {_count(d, 'feature')}; "
                  f"{_count(n_must, 'must-link')}, "
                  f"{_count(n_cannot, 'cannot-link')}{labelled}")
+    if inputs.weighted:
+        import numpy as np
+
+        weights = np.concatenate([inputs.must_weight, inputs.cannot_weight])
+        spread = (f"weights {weights.min():g} to {weights.max():g}"
+                  if len(weights) else "no links")
+        rep.progress(f"using link weights ({spread}; links without a weight "
+                     "column weigh 1); weighted links are used as given "
+                     "(links='paper'), not closed")
     if n_candidates and n_candidates > 1:
         rep.progress(f"tuning over {n_candidates} candidate (n_neighbors, gamma, "
                      "eta) settings by LSMI; this can take a while",
@@ -258,7 +291,9 @@ def _fit(model, inputs, rep):
     with _common.captured_warnings(rep, already_reported=inputs.said_conflicts), \
             rep.estimator_output():
         try:
-            model.fit(inputs.X, must_link=inputs.must, cannot_link=inputs.cannot)
+            model.fit(inputs.X, must_link=inputs.must, cannot_link=inputs.cannot,
+                      must_link_weight=inputs.must_weight,
+                      cannot_link_weight=inputs.cannot_weight)
         except (ValueError, TypeError) as exc:
             raise _common.usage_error(f"cannot fit: {exc}") from None
         except (ArithmeticError, RuntimeError, MemoryError) as exc:
@@ -275,6 +310,10 @@ def _fit(model, inputs, rep):
 
 
 def _write_model_and_plot(args, model, inputs, options, id_name, rep):
+    if args.suspect_links:
+        n_written = _write_suspect_links(args, model, inputs.ids, id_name)
+        rep.progress(f"{_count(n_written, 'link')}, most contradicted first, "
+                     f"written to {args.suspect_links}")
     if args.save:
         _save(args, model, inputs, options, id_name)
         rep.progress(f"model saved to {args.save}")
@@ -306,6 +345,8 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "n_must_link": int(len(inputs.must)),
         "n_cannot_link": int(len(inputs.cannot)),
         "n_labeled": inputs.n_labeled,
+        "link_weights": inputs.weighted,
+        "links": model.links_,
         "n_neighbors": int(model.n_neighbors_),
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
@@ -321,6 +362,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "format": fmt,
         "model": args.save,
         "plot": args.plot,
+        "suspect_links": args.suspect_links,
         "warnings": rep.warnings,
     }
 
@@ -331,6 +373,41 @@ def _id_name(id_column, names, ids):
     if isinstance(id_column, str) and not id_column.lstrip("-").isdigit():
         return id_column
     return "id"
+
+
+def suspect_link_columns(suspects, ids=None, *, id_name="id", top=None):
+    """Columns of the --suspect-links table, most contradicted first.
+
+    ``suspects`` is ``SMIClustering.suspect_links_``; the two rows are written
+    as ids (columns ``<id_name>_i``, ``<id_name>_j``) when ``ids`` is given,
+    else as 0-based indices (``i``, ``j``); then ``kind`` and ``score``.
+    """
+    rows_i = suspects["i"][:top].tolist()
+    rows_j = suspects["j"][:top].tolist()
+    if ids is None:
+        columns = {"i": rows_i, "j": rows_j}
+    else:
+        columns = {f"{id_name}_i": [str(ids[i]) for i in rows_i],
+                   f"{id_name}_j": [str(ids[j]) for j in rows_j]}
+    columns["kind"] = [str(k) for k in suspects["kind"][:top]]
+    columns["score"] = [float(v) for v in suspects["score"][:top]]
+    return columns
+
+
+def _write_suspect_links(args, model, ids, id_name):
+    """--suspect-links FILE (atomically); returns the number of links written."""
+    from .. import io
+
+    columns = suspect_link_columns(model.suspect_links_, ids, id_name=id_name,
+                                   top=args.top)
+    try:
+        io.write_columns(args.suspect_links, columns,
+                         _common.suspect_links_format(args.suspect_links))
+    except OSError as exc:
+        raise _common.usage_error(f"cannot write --suspect-links "
+                                  f"{args.suspect_links!r}: "
+                                  f"{exc.strerror or exc}") from None
+    return len(columns["kind"])
 
 
 def _save(args, model, inputs, options, id_name):

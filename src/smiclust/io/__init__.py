@@ -5,9 +5,12 @@ Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
 - :func:`read_table`: a data matrix from delimited text (CSV, TSV, ...), a
   ``.npy`` array, or Parquet (needs pyarrow, extra ``io``);
 - :func:`read_links`: must-links or cannot-links, two row references a line;
+- :func:`read_weighted_links`: the same with an optional third column, the
+  weight (confidence) of each link;
 - :func:`read_labels`: partial labels, unknown ones as ``-1``;
 - :func:`write_assignments`: one cluster (and optionally the class
   probabilities) per input row, in input order, as CSV, JSON or Parquet;
+- :func:`write_columns`: any table of named columns, in the same formats;
 - :func:`atomic_write`: a file object whose content replaces a file only
   once complete (every file the command line writes goes through it).
 
@@ -42,20 +45,23 @@ Examples
 
 from ._atomic import atomic_write
 from ._labels import UNKNOWN_LABELS, read_labels
-from ._links import read_links
+from ._links import read_links, read_weighted_links
 from ._tables import read_table
 from ._writers import (
     OUTPUT_FORMATS,
     assignment_columns,
     format_from_suffix,
     write_assignments,
+    write_columns,
 )
 
 __all__ = [
     "read_table",
     "read_links",
+    "read_weighted_links",
     "read_labels",
     "write_assignments",
+    "write_columns",
     "assignment_columns",
     "atomic_write",
     "format_from_suffix",

@@ -1,5 +1,6 @@
 """Must-links and cannot-links from files; row references by index or by id."""
 
+import math
 import re
 
 import numpy as np
@@ -9,6 +10,7 @@ from ._common import (
     check_header_arg,
     check_n_samples,
     file_suffix,
+    is_number,
     load_npy,
     parse_int,
     show,
@@ -54,16 +56,101 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
         A line without exactly two fields, a cell that is neither an id nor a
         row index, an index out of range, a row linked to itself, or a link
         given twice (in either order).
+
+    See Also
+    --------
+    read_weighted_links : The same files with an optional third column, the
+        weight of each link.
     """
+    links, _ = _read(path, ids, n_samples, header, delimiter, weighted=False)
+    return links
+
+
+def read_weighted_links(path, *, ids=None, n_samples, header="infer",
+                        delimiter=None):
+    """Read links with an optional weight column: ``row, row[, weight]`` a line.
+
+    The weight of a link is its confidence, one non-negative finite number
+    (``SMIClustering.fit(..., must_link_weight=...)``). Every line of a file
+    has the same number of fields: two (no weights) or three (a weight on every
+    line). Row references, headers and errors are those of :func:`read_links`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Delimited text with two or three fields a line (an optional header
+        line), or a ``.npy`` array: of shape ``(n_links, 2)`` with integer row
+        indices, or of shape ``(n_links, 3)`` whose first two columns are
+        integral row indices and whose third column holds the weights. An
+        empty file means no links.
+    ids : array-like of str, default=None
+        Ids of the data rows, as for :func:`read_links`.
+    n_samples : int
+        Number of data rows.
+    header : {"infer", True, False}, default="infer"
+        As for :func:`read_links`, judged on the first two cells. In a file of
+        three fields, a third cell that is not a number settles a first line
+        of two ids that read as column names as a header (``id1,id2,weight``
+        even when the data has the ids ``id1`` and ``id2``); a first line of
+        two other ids and no number is an error under ``"infer"`` (a header,
+        or a link with a bad weight?).
+    delimiter : str, default=None
+        Field separator; ``None`` sniffs it.
+
+    Returns
+    -------
+    links : ndarray of shape (n_links, 2), dtype intp
+        Row indices, in file order, as written.
+    weights : ndarray of shape (n_links,), dtype float64, or None
+        The third column; ``None`` when the file has two fields a line (or is
+        empty, or a ``.npy`` array of shape ``(n_links, 2)``).
+
+    Raises
+    ------
+    ValueError
+        Everything :func:`read_links` rejects (but a third field), lines of
+        different widths, a line of neither two nor three fields, and a weight
+        that is not a finite number ``>= 0`` (text, empty, negative, NaN, inf),
+        named with the file, line and value.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "must.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("i,j,weight\\n0,1,0.5\\n2,3,2\\n")
+    >>> links, weights = read_weighted_links(path, n_samples=4)
+    >>> links.tolist(), weights.tolist()
+    ([[0, 1], [2, 3]], [0.5, 2.0])
+    """
+    return _read(path, ids, n_samples, header, delimiter, weighted=True)
+
+
+_WIDTHS = "2 (the two rows of a link) or 3 (the two rows and the link's weight)"
+
+
+def _read(path, ids, n_samples, header, delimiter, *, weighted):
+    """``(links, weights or None)`` of a link file; ``weighted=False`` accepts
+    two fields a line only."""
     check_header_arg(header)
     check_n_samples(n_samples)
     ids = text_ids(ids)
     if file_suffix(path) in NPY_SUFFIXES:
-        return _read_npy_links(path, n_samples)
+        return _read_npy_links(path, n_samples, weighted)
     rows = text_rows(path, delimiter)
     if not rows:
-        return np.empty((0, 2), dtype=np.intp)
-    check_width(path, rows, 2, expected="2 (the two rows of a link)")
+        return np.empty((0, 2), dtype=np.intp), None
+    if not weighted:
+        check_width(path, rows, 2, expected="2 (the two rows of a link; "
+                    "smiclust.io.read_weighted_links reads a third, the weight)")
+        width = 2
+    else:
+        first_line, first = rows[0]
+        width = len(first)
+        if width not in (2, 3):
+            raise ValueError(f"{path}: line {first_line} has {width} field(s); "
+                             f"expected {_WIDTHS}")
+        check_width(path, rows, width)
     if header == "infer":
         header = _infer_links_header(path, *rows[0], ids)
     if header:
@@ -82,7 +169,26 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
                 f"(rows {key[0]} and {key[1]})"
             )
         seen[key] = line
-    return links
+    if width == 2:
+        return links, None
+    weights = np.array([_parse_weight(path, line, cells[2]) for line, cells in rows],
+                       dtype=np.float64)
+    return links, weights
+
+
+def _parse_weight(path, line, cell):
+    """The weight a cell writes: a finite number >= 0, else a ValueError."""
+    try:
+        value = float(cell) if is_number(cell) else None
+    except ValueError:  # pragma: no cover - is_number said it parses
+        value = None
+    if value is None or not math.isfinite(value) or value < 0:
+        got = show(cell) if cell else "an empty cell"
+        raise ValueError(
+            f"{path}: line {line}, column 3: expected a link weight (a finite "
+            f"number >= 0), got {got}"
+        )
+    return value
 
 
 #: Pairs of column names that head a link file (compared case-insensitively).
@@ -109,30 +215,69 @@ def _looks_like_column_names(cells):
 def _infer_links_header(path, line, cells, ids):
     """Whether the first line ``cells`` of a link file is a header.
 
-    A header when neither cell refers to a row. A line of two ids that also
-    reads as column names is ambiguous: an error asking which it is.
+    A header when neither of its first two cells refers to a row. A line of two
+    ids that also read as column names is ambiguous: an error asking which it
+    is, unless a third cell that is not a number (no weight) settles it as a
+    header; so is a line of two ids and a third cell that is not a number.
     """
+    pair = cells[:2]
     lookup = None if ids is None else set(ids)
-    if not any(names_a_row(cell, ids, lookup) for cell in cells):
+    if not any(names_a_row(cell, ids, lookup) for cell in pair):
         return True
-    if lookup is not None and all(cell in lookup for cell in cells) and \
-            _looks_like_column_names(cells):
+    if lookup is None or not all(cell in lookup for cell in pair):
+        return False
+    no_weight = len(cells) == 3 and not is_number(cells[2])
+    names = _looks_like_column_names(pair)
+    if names and no_weight:
+        return True
+    if names or no_weight:
+        shown = ",".join(show(cell) for cell in cells)
         raise ValueError(
-            f"{path}: line {line}: {show(cells[0])},{show(cells[1])} reads both as "
-            "a header and as a link between two ids of the data; say which "
-            "(command line: --links-header yes|no; Python: header=True|False)"
+            f"{path}: line {line}: {shown} reads both as a header and as a link "
+            "between two ids of the data; say which (command line: "
+            "--links-header yes|no; Python: header=True|False)"
         )
     return False
 
 
-def _read_npy_links(path, n_samples):
+def _read_npy_links(path, n_samples, weighted):
     arr = load_npy(path)
     if arr.size == 0:
-        return np.empty((0, 2), dtype=np.intp)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{path}: expected an array of shape (n_links, 2), got shape "
-                         f"{arr.shape}")
-    if arr.dtype.kind not in "iu":
+        return np.empty((0, 2), dtype=np.intp), None
+    widths = (2, 3) if weighted else (2,)
+    if arr.ndim != 2 or arr.shape[1] not in widths:
+        expected = "(n_links, 2) or (n_links, 3)" if weighted else "(n_links, 2)"
+        raise ValueError(f"{path}: expected an array of shape {expected}, got "
+                         f"shape {arr.shape}")
+    weights = None
+    if arr.shape[1] == 3:
+        if arr.dtype.kind not in "iuf":
+            raise ValueError(f"{path}: expected numbers (row, row, weight), got "
+                             f"dtype {arr.dtype}")
+        weights = arr[:, 2].astype(np.float64)
+        rows = arr[:, :2]
+        if rows.dtype.kind == "f":
+            bad = ~np.isfinite(rows) | (rows != np.round(rows))
+            if bad.any():
+                k, c = (int(v) for v in np.argwhere(bad)[0])
+                raise ValueError(
+                    f"{path}: link {k} (0-based), column {c + 1}: expected an "
+                    f"integral row index, got {float(rows[k, c])!r}")
+            outside = (rows < 0) | (rows >= n_samples)
+            if outside.any():  # before the cast: 1e30 does not fit an intp
+                k, c = (int(v) for v in np.argwhere(outside)[0])
+                raise ValueError(
+                    f"{path}: link {k} (0-based): row index {int(rows[k, c])} is "
+                    f"out of range [0, {n_samples - 1}] (the data has "
+                    f"{n_samples} rows)")
+        arr = rows
+        invalid = ~np.isfinite(weights) | (weights < 0)
+        if invalid.any():
+            k = int(np.flatnonzero(invalid)[0])
+            raise ValueError(
+                f"{path}: link {k} (0-based), column 3: expected a link weight (a "
+                f"finite number >= 0), got {float(weights[k])!r}")
+    elif arr.dtype.kind not in "iu":
         raise ValueError(f"{path}: expected integer row indices, got dtype "
                          f"{arr.dtype}")
     links = arr.astype(np.intp)
@@ -150,7 +295,7 @@ def _read_npy_links(path, n_samples):
         if key in seen:
             raise ValueError(f"{path}: link {k} (0-based): repeats link {seen[key]}")
         seen[key] = k
-    return links
+    return links, weights
 
 
 def _is_reference(cell, id_lookup):

@@ -123,12 +123,47 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
     A file named by ``path`` is replaced only once it is complete (see
     :func:`atomic_write`): a failed write leaves the old file as it was.
     """
+    write_columns(path, assignment_columns(labels, proba, ids, id_name=id_name),
+                  format)
+
+
+def write_columns(path, columns, format=None):
+    """Write a table given as named columns to CSV, JSON or Parquet.
+
+    Parameters
+    ----------
+    path : str, path-like or file object
+        Destination. A text file object (e.g. ``sys.stdout``) for CSV and
+        JSON; Parquet needs a path or a binary file object.
+    columns : dict of str to list
+        Column name -> values (plain Python values, all of one length), in
+        output order, as :func:`assignment_columns` returns them.
+    format : {"csv", "json", "parquet"}, default=None
+        ``None``: from the suffix of ``path`` (:func:`format_from_suffix`).
+
+    Notes
+    -----
+    As for :func:`write_assignments`: CSV has a header line (tab-separated
+    when ``path`` ends in ``.tsv``) and floats with at most 6 significant
+    digits; JSON is a list of one object per row; a file named by ``path`` is
+    replaced only once complete (:func:`atomic_write`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "table.csv")
+    >>> write_columns(path, {"i": [3, 0], "score": [0.25, 1 / 3]})
+    >>> print(open(path).read(), end="")
+    i,score
+    3,0.25
+    0,0.333333
+    """
     if format is None:
         format = format_from_suffix(None if hasattr(path, "write") else path)
     if format not in OUTPUT_FORMATS:
         raise ValueError(f"The 'format' parameter must be one of {OUTPUT_FORMATS}; "
                          f"got {format!r}.")
-    cols = assignment_columns(labels, proba, ids, id_name=id_name)
+    cols = dict(columns)
     if format == "parquet":
         pa, pq = import_pyarrow()
         table = pa.table(cols)
