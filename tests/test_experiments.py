@@ -745,11 +745,18 @@ def test_win_tie_loss_rule_on_a_hand_made_summary():
         row("cobs", nan, "COBS", 1, 0.99, 0.0, 0.99, 0.0, bad=1),
         row("smiclust", nan, "smiclust (default)", 2, 0.50, 0.05, nan, nan),
         row("csc", 1, "CSC t=1", 2, 0.65, 0.04, nan, nan),
+        # level 0 (no links; no default there, so no cell) does not choose t
+        row("csc", 1, "CSC t=1", 0, 0.95, 0.0, 0.95, 0.0),
+        row("sl", 4, "SL t=4", 0, 0.9, 0.0, 0.9, 0.0),
+        row("sl", 7, "SL t=7", 0, 0.2, 0.0, 0.2, 0.0),
+        row("cobs", nan, "COBS", 0, 0.2, 0.0, 0.2, 0.0),
     ])
     first, second = win_table(summary)
     assert first["best"][:2] == ("SL t=7", 0.75) and first["verdict"] == "win"
-    assert first["best_unlinked"][:2] == ("SL t=4", 0.85)
-    assert first["verdict_unlinked"] == "tie"  # 0.05 below, std 0.05
+    # SL competes at its best t over the levels with links (t=7), not at t=4,
+    # which is better on the unlinked samples only
+    assert first["best_unlinked"][:2] == ("SL t=7", 0.60)
+    assert first["verdict_unlinked"] == "win"  # 0.20 above, larger std 0.05
     assert second["verdict"] == "loss"  # 0.15 below, larger std 0.05
     assert second["verdict_unlinked"] is None and second["best_unlinked"] is None
 
