@@ -219,7 +219,9 @@ def test_candidate_parameters_are_the_candidates_fit_tries(blobs3):
     tried = list(zip(res["param_n_neighbors"].tolist(), res["param_gamma"].tolist(),
                      res["param_eta"].tolist()))
     assert tried == expected
-    assert model.n_candidates_ == len(expected) == 2 * 4 * 4
+    assert model.n_candidates_ == len(expected) == 2 * 2 * 2  # closed links
+    paper = SMIClustering(2, n_neighbors=[2, 5], links="paper")
+    assert len(paper.candidate_parameters(60, n_must=1, n_cannot=1)) == 2 * 4 * 4
     # without links gamma and eta are not searched; one candidate when fixed
     assert len(model.candidate_parameters(X.shape[0])) == 2
     fixed = SMIClustering(2, n_neighbors=3, gamma=1.0, eta=0.0)

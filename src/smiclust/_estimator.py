@@ -26,6 +26,8 @@ from .labeling import cluster_scores, row_probabilities
 from .link_groups import link_groups
 from .lsmi import LSMIDesign
 from .model_selection import (
+    CLOSURE_ETAS,
+    CLOSURE_GAMMAS,
     DEFAULT_ETAS,
     DEFAULT_GAMMAS,
     DEFAULT_N_NEIGHBORS,
@@ -97,11 +99,13 @@ class SMIClustering(BaseLinkClustering):
         grid, capped at ``n_samples - 1``); a list searches that grid.
     gamma : "auto", float or list of float, default="auto"
         Must-link weight :math:`0 \le \gamma \le 10^{100}`. ``"auto"`` searches
-        ``DEFAULT_GAMMAS`` = (0, 0.1, 1, 10).
+        ``DEFAULT_GAMMAS`` = (0, 0.1, 1, 10) with ``links="paper"`` and
+        ``CLOSURE_GAMMAS`` = (0, 1) on closed links.
     eta : "auto", float or list of float, default="auto"
         Cannot-link weight :math:`0 \le \eta \le 10^{100}`, used only when
         ``n_clusters == 2`` (fixed at 0 otherwise, as in the paper). ``"auto"``
-        searches ``DEFAULT_ETAS`` = (0, 0.1, 1, 10).
+        searches ``DEFAULT_ETAS`` = (0, 0.1, 1, 10) with ``links="paper"`` and
+        ``CLOSURE_ETAS`` = (0, 1) on closed links.
     violation_penalty : float, default=1.0
         Weight :math:`w \ge 0` of the violated links in the criterion that
         chooses the "auto" parameters,
@@ -388,7 +392,7 @@ default=None
         self.n_clusters_ = inputs.n_clusters
         self._warn_unused_weights(inputs)
         candidates = self._candidate_grid(
-            t_grid, len(must), len(cannot), inputs.n_clusters
+            t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
         )
         if len(candidates) > 1:
             search = self._search(
@@ -437,7 +441,8 @@ default=None
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
         t_grid = self._n_neighbors_grid(int(n_samples))
         c = 2 if isinstance(self.n_clusters, str) else self.n_clusters
-        return self._candidate_grid(t_grid, int(n_must), int(n_cannot), c)
+        closed = self.links == "closure" and n_must + n_cannot > 0
+        return self._candidate_grid(t_grid, int(n_must), int(n_cannot), c, closed)
 
     def _n_neighbors_grid(self, n):
         if isinstance(self.n_neighbors, str):
@@ -445,11 +450,11 @@ default=None
         grid = check_n_neighbors(self.n_neighbors, n, owner=type(self).__name__)
         return grid if isinstance(grid, list) else [grid]
 
-    def _candidate_grid(self, t_grid, n_must, n_cannot, n_clusters):
+    def _candidate_grid(self, t_grid, n_must, n_cannot, n_clusters, closed):
         return candidate_grid(
             t_grid,
-            as_grid(self.gamma, DEFAULT_GAMMAS),
-            as_grid(self.eta, DEFAULT_ETAS),
+            as_grid(self.gamma, CLOSURE_GAMMAS if closed else DEFAULT_GAMMAS),
+            as_grid(self.eta, CLOSURE_ETAS if closed else DEFAULT_ETAS),
             n_must=n_must,
             n_cannot=n_cannot,
             n_clusters=n_clusters,
