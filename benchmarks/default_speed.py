@@ -1,0 +1,69 @@
+"""Speed of the default fit with links (issue 11, item 4), side by side with
+the paper's 3SMIC on the same problems.
+
+    .venv/bin/python benchmarks/default_speed.py
+
+Targets: n <= 1,000 with links in <= 2 s on one core, spam (4,601 x 57) in
+<= 10 s. BLAS and OpenMP are limited to one thread here, and both CPU seconds
+(what one free core takes) and wall seconds (what this machine gave, shared
+or not) are printed with the load average, so a loaded run can be read.
+"""
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+from sklearn.datasets import load_breast_cancer  # noqa: E402
+from sklearn.metrics import adjusted_rand_score  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from smiclust import SMIClustering, sample_links  # noqa: E402
+from smiclust.datasets import (  # noqa: E402
+    load_parkinson,
+    load_sonar,
+    load_spam,
+    make_digits500,
+)
+
+
+def _standardized(X, y):
+    return StandardScaler().fit_transform(X), y
+
+
+CASES = [
+    ("sonar raw, 1 %", lambda: load_sonar(), 0.01, 2.0),
+    ("parkinson std, 1 %", lambda: _standardized(*load_parkinson()), 0.01, 2.0),
+    ("digits500, 1 %", lambda: make_digits500(random_state=0), 0.01, 2.0),
+    ("breast cancer std, 1 %",
+     lambda: _standardized(*load_breast_cancer(return_X_y=True)), 0.01, 2.0),
+    ("spam std, 0.1 %", lambda: _standardized(*load_spam()), 0.001, 10.0),
+]
+
+
+def main():
+    print(f"load average at start: {os.getloadavg()[0]:.1f}")
+    print("| problem | links | method | candidates | CPU s | wall s | target | ARI |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for name, load, fraction, target in CASES:
+        X, y = load()
+        n = len(y)
+        must, cannot = sample_links(y, int(round(fraction * n * (n - 1) / 2)), 0)
+        for links in ("closure", "paper"):
+            model = SMIClustering(np.unique(y).size, links=links, random_state=0)
+            cpu, wall = time.process_time(), time.perf_counter()
+            model.fit(X, must_link=must, cannot_link=cannot)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            ari = adjusted_rand_score(y, model.labels_)
+            label = "default (closure)" if links == "closure" else "paper's 3SMIC"
+            print(f"| {name} | {len(must) + len(cannot)} | {label} | "
+                  f"{model.n_candidates_} | {cpu:.2f} | {wall:.2f} | "
+                  f"{target:g} | {ari:.3f} |", flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
