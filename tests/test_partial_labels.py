@@ -140,3 +140,24 @@ def test_n_clusters_auto_follows_the_links():
     assert model.eigenvectors_.shape == (200, 3)
     with pytest.raises(ValueError, match="needs more than 7 samples"):
         SMIClustering("auto", n_neighbors=2).fit(X[:6])
+
+
+def test_contradictory_links_are_used_as_given():
+    """A cannot-link inside a must-link group means some links are wrong:
+    closing them would chain classes together, so the fit uses them as the
+    paper does (same result as links='paper')."""
+    X, y = make_blobs(n_samples=120, centers=2, cluster_std=1.0, random_state=6)
+    must, cannot = sample_links(y, 80, random_state=6)
+    a_, b_ = cannot[0]
+    m = next(i for i in range(120) if y[i] == y[a_] and i not in (a_, b_))
+    wrong = np.array([[min(m, b_), max(m, b_)]])  # joins a_ and b_ through m
+    known = np.vstack([must, [[min(a_, m), max(a_, m)]]])
+    flipped_must = np.unique(np.vstack([known, wrong]), axis=0)
+    kw = dict(n_neighbors=[3, 6], gamma=[0.0, 1.0], eta=[0.0, 1.0], random_state=0)
+    with pytest.warns(UserWarning, match="no labelling can satisfy every link"):
+        a = SMIClustering(2, **kw).fit(X, must_link=flipped_must, cannot_link=cannot)
+    b = SMIClustering(2, links="paper", **kw).fit(
+        X, must_link=flipped_must, cannot_link=cannot)
+    assert a.links_ == "paper"
+    assert_array_equal(a.labels_, b.labels_)
+    assert adjusted_rand_score(y, a.labels_) > 0.9

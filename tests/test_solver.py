@@ -251,3 +251,22 @@ def test_fragmented_graph_labels_do_not_change_with_a_rescaling(t):
     a = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
     b = SMIClustering(2, **kw).fit(X * 1000, must_link=must, cannot_link=cannot)
     np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+def test_arpack_error_falls_back_to_lobpcg(monkeypatch):
+    from scipy.sparse.linalg import ArpackError
+
+    import smiclust.eigensolvers as solver
+
+    def failing_eigsh(*args, **kwargs):
+        raise ArpackError(3)
+
+    monkeypatch.setattr(solver, "eigsh", failing_eigsh)
+    X, y, must, cannot = _problem(9)
+    K = local_scaling_kernel(X, 5)
+    with pytest.warns(ConvergenceWarning, match="ARPACK failed .*ARPACK error 3"):
+        sol = solve_smic(
+            K, must, cannot, 3, 1.0, 0.0, eigen_solver="arpack", random_state=0
+        )
+    vals, _, _ = dense_reference(K, must, cannot, 3, 1.0, 0.0)
+    assert_allclose(np.sort(sol.eigenvalues)[::-1], vals, rtol=1e-5)

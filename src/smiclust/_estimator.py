@@ -124,7 +124,9 @@ class SMIClustering(BaseLinkClustering):
         group together and cannot-linked groups apart where the links allow
         (:func:`~smiclust.link_groups.group_labels`). The parameters are
         chosen by the same criterion. Measured in the user guide ("How the
-        links act"). With link weights the links are used as given.
+        links act"). With link weights, or links that contradict themselves (a
+        cannot-link inside a must-link group: some links are wrong), the links
+        are used as given (``links_`` says so).
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -180,7 +182,7 @@ class SMIClustering(BaseLinkClustering):
         ``pandas.DataFrame``; ``None`` otherwise.
     links_ : {"closure", "paper"}
         How the links were used (``"paper"`` when ``links="closure"`` met
-        link weights, and without links).
+        link weights or contradictory links, and without links).
     lsmi_ : float
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
@@ -664,6 +666,11 @@ def _link_set(inputs, mode):
     has_links = len(inputs.must_link) or len(inputs.cannot_link)
     if mode == "closure" and not weighted and has_links:
         groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+        if groups.n_contradictions:
+            # links that contradict themselves are partly wrong: closing them
+            # would chain whole classes together (measured in
+            # docs/noisy-links.md), so they are used as given
+            groups = None
     return LinkSet(
         inputs.must_link,
         inputs.cannot_link,

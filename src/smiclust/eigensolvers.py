@@ -11,7 +11,13 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
+from scipy.sparse.linalg import (
+    ArpackError,
+    ArpackNoConvergence,
+    LinearOperator,
+    eigsh,
+    lobpcg,
+)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -55,9 +61,10 @@ def leading_eigenvectors(
     eigen_solver : {"auto", "arpack", "lobpcg", "dense"}, default="auto"
         ``"auto"`` is ARPACK, or the dense solver when
         ``n <= max(DENSE_MAX_SAMPLES, 3 k)``. ``"dense"`` forms the matrix
-        (reference only). If ARPACK does not converge within ``max_iter``, a
+        (reference only). If ARPACK does not converge within ``max_iter`` (or
+        fails, e.g. ARPACK error 3), a
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued and LOBPCG is
-        run from ARPACK's partial result; if that does not converge either, its
+        run from ARPACK's partial result (or the start vector); if that does not converge either, its
         result is returned with a second warning. Every solver is bounded.
     random_state : int, RandomState instance or None, default=None
         Draws the ARPACK start vector (uniform in [-1, 1], as scikit-learn's
@@ -114,6 +121,16 @@ def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_star
             )
             X0 = start_block(rng, v0, k, err.eigenvectors)
             return _orthonormal_lobpcg(operator, X0, tol, max_iter)
+        except ArpackError as err:  # e.g. error 3, no shifts could be applied
+            warnings.warn(
+                f"ARPACK failed for the {k} leading eigenvectors "
+                f"({str(err).split(':')[0]}); falling back to LOBPCG.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+            return _orthonormal_lobpcg(
+                operator, start_block(rng, v0, k, None), tol, max_iter
+            )
         return _descending(vals, vecs)
     if solver == "lobpcg":
         X0 = start_block(rng, v0, k, warm_start)
