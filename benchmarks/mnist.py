@@ -20,7 +20,8 @@ timed and reported apart, with the loading). Methods, each in its own process
 a row is the peak over that method's runs so far):
 
 - ``smic-auto``: ``SMIClustering(10, random_state=seed)``, every parameter
-  "auto" (n_neighbors 1..10, gamma in {0, 0.1, 1, 10}; eta unused for c > 2).
+  "auto" (n_neighbors 1..10, gamma in {0, 1} on closed links, {0, 0.1, 1, 10}
+  before commit 42cd272; eta unused for c > 2).
   Above 50,000 samples the neighbour search is pynndescent; its numba JIT is
   paid once per process and is reported apart (column "JIT once").
 - ``smic-fixed``: ``SMIClustering(10, n_neighbors=10, gamma=1, eta=0)``, no
