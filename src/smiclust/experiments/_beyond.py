@@ -11,17 +11,18 @@ its best ``t`` in hindsight (the ``t`` with the best mean ARI over the levels
 with links of that data set, preprocessing and protocol, as in the paper's
 report; one ``t`` per data set, as a user would fix it). A curve competes
 at a level when all its runs there finished and at least :data:`MIN_SEEDS`
-did. With ``d`` the default's mean
-minus the best other's and ``s = max(std_default, std_other, TIE_FLOOR)``
-(:func:`win_tie_loss`):
+did. With ``d`` the default's mean minus the best other's and
+``s = max(std_default, std_other, TIE_FLOOR)`` (:func:`win_tie_loss`):
 
 * **win** when ``d > s``;
 * **loss** when ``d < -s``;
 * **tie** otherwise.
 
 The same rule is applied to the ARI on the samples in no link
-(``ari_unlinked``), among the curves that have it; a level where fewer than
-two samples are in no link has no such comparison (``n/a``).
+(``ari_unlinked``), among the curves that have it, at the levels where the
+median number of such samples is at least :data:`MIN_UNLINKED` (with two or
+three of them the ARI is 0 or 1 by chance); elsewhere there is no such
+comparison (``n/a``).
 """
 
 import math
@@ -43,6 +44,7 @@ __all__ = [
     "DEFAULT_METHOD",
     "TIE_FLOOR",
     "MIN_SEEDS",
+    "MIN_UNLINKED",
     "win_tie_loss",
     "summarize_beyond",
     "win_table",
@@ -56,6 +58,8 @@ DEFAULT_METHOD = "smiclust"
 PAPER_METHOD = "3smic"
 #: Smallest difference of mean ARI that can be a win or a loss.
 TIE_FLOOR = 0.01
+#: Fewest samples in no link (median over seeds) for the unlinked comparison.
+MIN_UNLINKED = 10
 #: Fewest finished seeds for a curve to compete at a level.
 MIN_SEEDS = 2
 
@@ -178,7 +182,8 @@ def win_table(summary, default=DEFAULT_METHOD):
                                    ("_unlinked", "mean_unlinked", "std_unlinked")):
             cand = others[others[mcol].notna()]
             mine_value = (me[mcol], me[scol])
-            if math.isnan(me[mcol]) or not len(cand):
+            too_few = suffix and not me["unlinked"] >= MIN_UNLINKED
+            if math.isnan(me[mcol]) or not len(cand) or too_few:
                 row["default" + suffix] = None if math.isnan(me[mcol]) else (
                     METHOD_LABELS[default], *mine_value)
                 row["best" + suffix] = None
@@ -365,8 +370,7 @@ def _win_section(rows):
             f"{c_all['loss']} loss** (of {sum(c_all.values())} cells)",
             f"- samples in no link: **{c_free['win']} win, {c_free['tie']} tie, "
             f"{c_free['loss']} loss** (of {sum(c_free.values())} cells with "
-            "at least 2 such samples; with a handful of them, as at the "
-            "middle levels, the ARI is coarse and often 1 for all)",
+            f"at least {MIN_UNLINKED} such samples, median over seeds)",
             "",
             "| data set | level | seeds | samples in no link | links alone | "
             "default (all) | 3SMIC, paper (all) | best other (all) | verdict | "
@@ -565,8 +569,9 @@ def _report_lines(df, summary, rows, config):
         f"level finished and at least {MIN_SEEDS} did. With d = mean(default) "
         f"- mean(best other) and s = max(std(default), std(best other), "
         f"{TIE_FLOOR}): **win** if d > s, **loss** if d < -s, **tie** "
-        "otherwise. The same on the unlinked samples. std is over seeds "
-        "(ddof=0).", "",
+        "otherwise. The same on the unlinked samples where the median number "
+        f"of them is at least {MIN_UNLINKED} (with 2 or 3 the ARI is 0 or 1 by "
+        "chance). std is over seeds (ddof=0).", "",
     ]
     lines += _win_section(rows)
     lines += ["## Losses", ""] + _losses_section(rows)
