@@ -1,6 +1,7 @@
 # Two commands set up and run everything on a fresh machine:
 #   make demo   -- creates .venv if missing, installs smiclust, runs the demo
 #   make test   -- creates .venv if missing, installs smiclust[test], runs the test suite
+#                  on every core (pytest-xdist)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -18,7 +19,7 @@ demo: $(STAMP)
 	$(PY) -m smiclust demo
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_benchmarks.py
