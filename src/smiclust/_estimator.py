@@ -15,6 +15,7 @@ from .constraints import (
     encode_partial_labels,
     link_matrix,
     link_violations,
+    pairs_from_codes,
     rank_suspect_links,
 )
 from .kernels import (
@@ -625,11 +626,7 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
             "give the labels' links weights too, as explicit links."
         )
     if mode == "paper":
-        idx = np.flatnonzero(codes >= 0)
-        i, j = np.triu_indices(idx.size, k=1)
-        same = codes[idx[i]] == codes[idx[j]]
-        extra_must = np.column_stack([idx[i][same], idx[j][same]])
-        extra_cannot = np.column_stack([idx[i][~same], idx[j][~same]])
+        extra_must, extra_cannot = pairs_from_codes(codes)
     else:
         extra_must, extra_cannot = _spanning_label_links(codes)
     must = _union_pairs(inputs.must_link, extra_must)

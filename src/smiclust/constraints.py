@@ -22,6 +22,7 @@ __all__ = [
     "check_link_weights",
     "pairs_from_labels",
     "encode_partial_labels",
+    "pairs_from_codes",
     "sample_links",
     "count_violations",
     "link_violations",
@@ -357,6 +358,18 @@ def pairs_from_labels(labels, *, n_samples=None, unlabeled=-1):
     codes = encode_partial_labels(
         labels, n_samples=n_samples, unlabeled=unlabeled, owner="pairs_from_labels"
     )
+    return pairs_from_codes(codes)
+
+
+def pairs_from_codes(codes):
+    """Every pair of labelled samples as a must-link (same code) or a
+    cannot-link; prior validation is assumed (codes from
+    :func:`encode_partial_labels`, ``-1`` unknown).
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+    """
     idx = np.flatnonzero(codes >= 0)
     i, j = np.triu_indices(idx.size, k=1)
     a, b = idx[i], idx[j]

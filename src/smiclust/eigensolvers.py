@@ -64,8 +64,9 @@ def leading_eigenvectors(
         (reference only). If ARPACK does not converge within ``max_iter`` (or
         fails, e.g. ARPACK error 3), a
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued and LOBPCG is
-        run from ARPACK's partial result (or the start vector); if that does not converge either, its
-        result is returned with a second warning. Every solver is bounded.
+        run from ARPACK's partial result (or the start vector); if that does
+        not converge either, its result is returned with a second warning.
+        Every solver is bounded.
     random_state : int, RandomState instance or None, default=None
         Draws the ARPACK start vector (uniform in [-1, 1], as scikit-learn's
         spectral embedding does) and the rest of LOBPCG's start block.

@@ -22,6 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .constraints import link_matrix
+from .labeling import row_probabilities
+
 __all__ = [
     "LinkGroups",
     "link_groups",
@@ -95,10 +98,7 @@ def link_groups(must_link, cannot_link, n_samples):
     must = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
     cannot = np.asarray(cannot_link, dtype=np.intp).reshape(-1, 2)
     if len(must):
-        A = sp.csr_matrix(
-            (np.ones(len(must)), (must[:, 0], must[:, 1])), shape=(n_samples,) * 2
-        )
-        _, group = connected_components(A, directed=False)
+        _, group = connected_components(link_matrix(must, n_samples), directed=False)
     else:
         group = np.arange(n_samples)
     a, b = group[cannot[:, 0]], group[cannot[:, 1]]
@@ -210,8 +210,7 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
     labels : ndarray of shape (n_samples,)
     """
     S = np.asarray(scores, dtype=np.float64)
-    total = S.sum(axis=1, keepdims=True)
-    P = np.where(total > 0, S / np.where(total > 0, total, 1.0), 1.0 / n_clusters)
+    P = row_probabilities(S, np.full_like(S, 1.0 / n_clusters))
     g = groups.n_groups
     mass = np.zeros((g, n_clusters))
     np.add.at(mass, groups.group, P)

@@ -175,9 +175,10 @@ def solve_smic_groups(
         ``None`` (it would be too dense to store).
     """
     op = GroupSMICOperator(K_off, groups, gamma, eta)
+    graph, cannot_edges = _group_graph(K_off, groups)
     solution = _solve_operator(
         op,
-        _group_graph(K_off, groups, with_cannot=bool(eta) and op.cannot_matrix.nnz),
+        graph + cannot_edges if eta and cannot_edges.nnz else graph,
         n_clusters,
         eigen_solver=eigen_solver,
         random_state=random_state,
@@ -189,24 +190,31 @@ def solve_smic_groups(
     affinity = None
     if sizes @ sizes <= 20.0 * max(K_off.nnz, K_off.shape[0]):
         affinity = (K_off + op.G @ op.GT).tocsr()
-    graph = _group_graph(K_off, groups, with_cannot=False)
     return replace(solution, affinity=affinity, graph=graph)
 
 
-def _group_graph(K_off, groups, *, with_cannot):
-    """A sparse graph with the connected components of :math:`K'` (and of
-    the lifted cannot-links when ``with_cannot``): ``K_off`` plus each sample
-    joined to its group's first member."""
+def _group_graph(K_off, groups):
+    """Sparse graphs with the connected components of :math:`K'` and of the
+    lifted cannot-links, without their dense blocks.
+
+    Returns
+    -------
+    graph : sparse matrix of shape (n, n)
+        ``K_off`` plus each sample joined to its group's first member.
+    cannot_edges : sparse matrix of shape (n, n)
+        The first members of every two cannot-linked groups joined.
+    """
     n = K_off.shape[0]
     first = np.full(groups.n_groups, n, dtype=np.intp)
     np.minimum.at(first, groups.group, np.arange(n))
-    rows, cols = [np.arange(n)], [first[groups.group]]
-    if with_cannot and len(groups.cannot_pairs):
-        rows.append(first[groups.cannot_pairs[:, 0]])
-        cols.append(first[groups.cannot_pairs[:, 1]])
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    star = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    return K_off + star + star.T
+
+    def edges(rows, cols):
+        half = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+        return half + half.T
+
+    pairs = groups.cannot_pairs
+    graph = K_off + edges(np.arange(n), first[groups.group])
+    return graph, edges(first[pairs[:, 0]], first[pairs[:, 1]])
 
 
 def _solve_operator(
