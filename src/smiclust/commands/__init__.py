@@ -11,4 +11,5 @@ COMMANDS = {
     "fit": "smiclust.commands.fit",
     "predict": "smiclust.commands.predict",
     "datasets": "smiclust.commands.datasets",
+    "ask": "smiclust.commands.ask",
 }

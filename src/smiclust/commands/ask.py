@@ -1,0 +1,724 @@
+"""``smiclust ask``: a person answers "same cluster?" questions; answers become links.
+
+The pairs asked are those :func:`smiclust.select_pairs` finds most worth
+asking for the model fitted on the answers so far, refitted after every batch.
+Every answer is saved at once (the whole answers file rewritten atomically),
+so that Ctrl-C, a crash or a closed terminal loses nothing and running the same
+command again resumes.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+from . import _common
+from .fit import _id_name, n_neighbors_arg, positive_int, weight_arg
+
+DESCRIPTION = """\
+Ask which rows of DATA belong together, a pair at a time, and fit with the
+answers. Each question shows two rows side by side (their feature values, or
+with --image-shape H W the two rows drawn as images) and reads one answer:
+y (same cluster: a must-link), n (different clusters: a cannot-link), s (skip:
+not sure; not asked again) or q (quit; end of input quits too). Each answer is
+saved to the --links file at once. The pairs are chosen by
+smiclust.select_pairs for the model fitted on the answers so far, refitted
+after every --batch-size answers. After the last question (--budget reached,
+q, or end of input) the model is fitted on every answer, the assignments are
+written to --out, and a summary is printed.
+
+DATA, --id-column, --columns, --standardize, -k and the model options are those
+of 'smiclust fit'.
+"""
+
+EPILOG = """\
+the --links file:
+  CSV with a header line and one answer a line, in the order given:
+      i,j,answer            (0-based row indices; with an id column:
+      17,342,must            <id>_i,<id>_j,answer and ids, e.g. id_i,id_j)
+      5,88,cannot
+      40,41,skip
+  answer is must (y), cannot (n) or skip (s). The file is rewritten after each
+  answer through a temporary file and a rename, so it always holds every
+  answer given, complete. Running the command again with the same file
+  resumes: answers already in it are not asked again and count against
+  --budget (--budget 0 fits on the answers in the file and asks nothing).
+
+using the answers with 'smiclust fit':
+  awk -F, 'NR > 1 && $3 == "must" {print $1 "," $2}' links.csv > must.csv
+  awk -F, 'NR > 1 && $3 == "cannot" {print $1 "," $2}' links.csv > cannot.csv
+  smiclust fit DATA -k K --must-link must.csv --cannot-link cannot.csv
+
+output:
+  The questions go to stdout; progress, warnings and the fit's one-line JSON
+  summary to stderr (--quiet: none). With --out FILE, the assignments of the
+  final fit go to FILE as in 'smiclust fit' (CSV, JSON or Parquet from the
+  suffix). With --png FILE.png, each pair is also drawn to FILE.png (needs
+  matplotlib), rewritten for every question.
+
+exit status: 0 when the questions end (budget, q, end of input), 2 on bad
+  input (one line on stderr, no file written), 130 on Ctrl-C (the answers
+  given are in the --links file).
+
+examples:
+  smiclust ask data.csv -k 3 --id-column sample --budget 50 --links links.csv \\
+      --out clusters.csv
+  smiclust ask digits.csv -k 10 --budget 200 --links links.csv \\
+      --image-shape 16 16 --png pair.png
+"""
+
+PROMPT = "Same cluster? [y]es / [n]o / [s]kip / [q]uit: "
+
+#: What a typed answer means (compared after strip and lower-case).
+REPLIES = {"y": "must", "yes": "must", "n": "cannot", "no": "cannot",
+           "s": "skip", "skip": "skip", "q": "quit", "quit": "quit"}
+
+#: The answers a --links file holds.
+ANSWERS = ("must", "cannot", "skip")
+
+
+def _non_negative_int(value):
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer, got {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer >= 0, got {value!r}")
+    return number
+
+
+_non_negative_int.__name__ = "an integer"
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "ask",
+        help="ask a person whether pairs of rows belong together, then fit",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("data", metavar="DATA",
+                   help="data file: .csv/.tsv/.txt, .npy or .parquet")
+    p.add_argument("-k", "--n-clusters", type=positive_int, required=True,
+                   metavar="N", help="number of clusters (>= 2)")
+    p.add_argument("--budget", type=_non_negative_int, required=True, metavar="N",
+                   help="questions in all, the answers already in --links "
+                        "included")
+    p.add_argument("--links", metavar="FILE", required=True,
+                   help="answers file (CSV i,j,answer), created or resumed; "
+                        "see 'the --links file' below")
+    inp = p.add_argument_group("input")
+    _common.add_table_arguments(inp)
+    inp.add_argument(
+        "--columns", metavar="NAMES", default=None,
+        help="comma-separated feature columns (names or 0-based positions) "
+             "(default: every column but the id column)")
+    inp.add_argument(
+        "--standardize", action="store_true",
+        help="z-score every feature for the model (the questions show the "
+             "values as read)")
+    show = p.add_argument_group("questions")
+    show.add_argument(
+        "--image-shape", type=positive_int, nargs=2, metavar=("H", "W"),
+        default=None,
+        help="draw each row as an H x W grey image (row-major; H x W must be "
+             "the number of features) instead of listing its values")
+    show.add_argument(
+        "--png", metavar="FILE.png", default=None,
+        help="with --image-shape: also draw each pair to FILE.png (needs "
+             "matplotlib)")
+    show.add_argument(
+        "--batch-size", type=positive_int, default=10, metavar="B",
+        help="questions chosen per refit of the model (default: 10)")
+    model = p.add_argument_group("model")
+    model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
+                       metavar="auto|INT[,INT...]",
+                       help="kernel neighbours t (default: auto, 1..10)")
+    model.add_argument("--gamma", type=weight_arg, default="auto",
+                       metavar="auto|FLOAT[,FLOAT...]",
+                       help="must-link weight >= 0 (default: auto)")
+    model.add_argument("--eta", type=weight_arg, default="auto",
+                       metavar="auto|FLOAT[,FLOAT...]",
+                       help="cannot-link weight >= 0, used when N = 2 "
+                            "(default: auto)")
+    model.add_argument("--random-state", type=int, default=0, metavar="INT",
+                       help="seed of the fits and of the choice of pairs "
+                            "(default: 0)")
+    out = p.add_argument_group("output")
+    out.add_argument("--out", "-o", metavar="FILE", default=None,
+                     help="write the assignments of the final fit to FILE")
+    out.add_argument("--format", choices=("csv", "json", "parquet"), default=None,
+                     help="format of --out (default: from its suffix: .json, "
+                          ".parquet/.pq, otherwise csv)")
+    out.add_argument("--proba", action="store_true",
+                     help="add the class probabilities to --out")
+    out.add_argument("--quiet", "-q", action="store_true",
+                     help="no progress and no summary on stderr")
+
+
+# ---------------------------------------------------------------------------
+# checks, before anything is read or written
+# ---------------------------------------------------------------------------
+
+
+def _check_options(args):
+    """Options and paths; returns the format of --out (None without --out)."""
+    if args.n_clusters < 2:
+        raise _common.usage_error(
+            f"-k must be at least 2 (with one cluster there is nothing to ask); "
+            f"got {args.n_clusters}")
+    if args.links == "-":
+        raise _common.usage_error("--links needs a file name (the answers are "
+                                  "saved to it after each question)")
+    if args.out == "-":
+        raise _common.usage_error("--out needs a file name (stdout shows the "
+                                  "questions)")
+    if args.png is not None:
+        if args.image_shape is None:
+            raise _common.usage_error("--png needs --image-shape H W (it draws "
+                                      "the two rows as images)")
+        if os.path.splitext(args.png)[1].lower() != ".png":
+            raise _common.usage_error(f"--png expects a file name ending in .png; "
+                                      f"got {args.png!r}")
+    inputs = [("DATA", args.data)]
+    for option, path in (("--links", args.links), ("--out", args.out),
+                         ("--png", args.png)):
+        _common.check_output_path(path, option, inputs)
+        inputs.append((option, path))
+    if os.path.exists(args.links):
+        _common.check_readable_file("--links", args.links)
+        if not os.access(args.links, os.W_OK):
+            raise _common.usage_error(f"--links {args.links!r} is not writable")
+    if args.png is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise _common.usage_error("--png needs matplotlib: pip install "
+                                      "'smiclust[plot]'") from None
+    if args.out is None:
+        return None
+    return _common.output_format(args.out, args.format, json_mode=False)
+
+
+def _read_data(args, rep):
+    """``(X for the model, X as read, ids, names)``, checked."""
+    import numpy as np
+
+    from .. import io
+    from ._fit_inputs import _split_columns, _standardize
+
+    X, ids, names = _common.read_input(
+        "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
+        header=_common.header_arg(args.header), columns=_split_columns(args.columns),
+        delimiter=_common.delimiter_arg(args.delimiter))
+    n, d = X.shape
+    if n < 2:
+        raise _common.usage_error(f"DATA: {args.data}: needs at least 2 rows; got {n}")
+    if args.n_clusters > n:
+        raise _common.usage_error(
+            f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
+    if args.image_shape is not None:
+        h, w = args.image_shape
+        if h * w != d:
+            raise _common.usage_error(
+                f"--image-shape {h} {w} holds {h * w} values; the rows of DATA "
+                f"have {d} features")
+    t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
+    if any(t >= n for t in t_values):
+        raise _common.usage_error(
+            f"--n-neighbors must be smaller than the number of rows ({n}); got "
+            f"{max(t_values)}")
+    shown = X
+    if args.standardize:
+        scaled = argparse.Namespace(X=X, names=names, scaler=None)
+        _standardize(scaled, rep)
+        X = scaled.X
+    return X, shown, ids, names
+
+
+# ---------------------------------------------------------------------------
+# the answers file
+# ---------------------------------------------------------------------------
+
+
+def read_answers(path, ids, n_samples):
+    """The answers of a --links file: a list of ``(i, j, answer)``.
+
+    A missing or empty file holds none. The header line (third cell
+    ``answer``) may be left out. Rows are ids of the data when ``ids`` is
+    given, else 0-based indices. Raises ValueError (one line, with the line
+    number) on a malformed file.
+    """
+    import csv
+
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        lines = list(enumerate(csv.reader(f), start=1))
+    lines = [(k, [c.strip() for c in cells]) for k, cells in lines
+             if any(c.strip() for c in cells)]
+    if lines and len(lines[0][1]) == 3 and lines[0][1][2].lower() == "answer":
+        lines = lines[1:]
+    lookup = None if ids is None else {str(v): i for i, v in enumerate(ids)}
+    answers, seen = [], {}
+    for line, cells in lines:
+        if len(cells) != 3:
+            raise ValueError(f"{path}: line {line} has {len(cells)} field(s); "
+                             "expected 3 (row, row, answer)")
+        i, j = (_row(path, line, column, cell, lookup, n_samples)
+                for column, cell in ((1, cells[0]), (2, cells[1])))
+        answer = cells[2].lower()
+        if answer not in ANSWERS:
+            raise ValueError(f"{path}: line {line}, column 3: expected must, "
+                             f"cannot or skip, got {cells[2]!r}")
+        if i == j:
+            raise ValueError(f"{path}: line {line}: pairs row {i} with itself")
+        key = (min(i, j), max(i, j))
+        if key in seen:
+            raise ValueError(f"{path}: line {line}: repeats the pair of line "
+                             f"{seen[key]} (rows {key[0]} and {key[1]})")
+        seen[key] = line
+        answers.append((i, j, answer))
+    return answers
+
+
+def _row(path, line, column, cell, lookup, n_samples):
+    where = f"{path}: line {line}, column {column}"
+    if lookup is not None:
+        if cell not in lookup:
+            raise ValueError(f"{where}: {cell!r} is not an id of the data (with "
+                             "--id-column, rows are named by id)")
+        return lookup[cell]
+    try:
+        value = int(cell)
+    except ValueError:
+        raise ValueError(f"{where}: expected a 0-based row index, got "
+                         f"{cell!r}") from None
+    if not 0 <= value < n_samples:
+        raise ValueError(f"{where}: row index {value} is out of range "
+                         f"[0, {n_samples - 1}] (the data has {n_samples} rows)")
+    return value
+
+
+def answers_header(ids, id_name):
+    if ids is None:
+        return ["i", "j", "answer"]
+    return [f"{id_name}_i", f"{id_name}_j", "answer"]
+
+
+def write_answers(path, answers, ids, id_name):
+    """Rewrite the --links file with every answer (atomically)."""
+    import csv
+
+    from ..io import atomic_write
+
+    def ref(i):
+        return str(i) if ids is None else str(ids[i])
+
+    with atomic_write(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(answers_header(ids, id_name))
+        writer.writerows([ref(i), ref(j), a] for i, j, a in answers)
+
+
+def links_of(answers):
+    """``(must, cannot)`` int arrays ``(n, 2)`` of the answers."""
+    import numpy as np
+
+    def pairs(kind):
+        return np.array([(i, j) for i, j, a in answers if a == kind],
+                        dtype=np.intp).reshape(-1, 2)
+
+    return pairs("must"), pairs("cannot")
+
+
+# ---------------------------------------------------------------------------
+# showing a pair
+# ---------------------------------------------------------------------------
+
+
+def _terminal_size():
+    import shutil
+
+    return shutil.get_terminal_size(fallback=(100, 40))
+
+
+def _is_tty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _use_colour(stream):
+    """Grey levels by terminal colours: a terminal that is not dumb, no NO_COLOR."""
+    return (_is_tty(stream) and "NO_COLOR" not in os.environ
+            and os.environ.get("TERM", "") not in ("", "dumb"))
+
+
+def _label(k, ids):
+    return f"row {k}" if ids is None else str(ids[k])
+
+
+def feature_view(a, b, names, titles, *, width, height):
+    """Two rows' feature values as aligned columns (several blocks side by side
+    when they are many); lines of text."""
+    d = len(a)
+    names = [str(v) for v in names] if names else [f"x{k}" for k in range(d)]
+
+    def fmt(v):
+        return f"{v:.6g}"
+
+    name_w = max(len("feature"), *(len(v) for v in names))
+    col_w = max(len(titles[0]), len(titles[1]),
+                *(len(fmt(v)) for v in (*a, *b)))
+    cell = name_w + 2 * (col_w + 2)
+    gap = 4
+    n_blocks = max(1, (width + gap) // (cell + gap))
+    per_block = -(-d // n_blocks)
+    rows_max = max(4, height - 1)
+    shown = min(d, rows_max * n_blocks)
+    per_block = min(per_block, rows_max)
+    n_blocks = -(-shown // per_block)
+
+    def line(name, x, y):
+        return f"{name:<{name_w}}  {x:>{col_w}}  {y:>{col_w}}"
+
+    blocks = []
+    for block in range(n_blocks):
+        rows = range(block * per_block, min(shown, (block + 1) * per_block))
+        lines = [line("feature", *titles)]
+        lines += [line(names[k], fmt(a[k]), fmt(b[k])) for k in rows]
+        blocks.append(lines)
+    out = []
+    for r in range(per_block + 1):
+        parts = [blk[r] if r < len(blk) else " " * cell for blk in blocks]
+        out.append((" " * gap).join(parts).rstrip())
+    if shown < d:
+        out.append(f"... {d - shown} more features not shown (--image-shape H W "
+                   "draws the rows as images)")
+    return out
+
+
+#: Grey ramp from dark to light when the terminal shows no colours.
+SHADES = " ░▒▓█"
+
+
+def _downsample(image, factor):
+    """Mean over ``factor x factor`` blocks (the edges padded by repetition)."""
+    import numpy as np
+
+    if factor == 1:
+        return image
+    h, w = image.shape
+    H, W = -(-h // factor) * factor, -(-w // factor) * factor
+    padded = np.pad(image, ((0, H - h), (0, W - w)), mode="edge")
+    return padded.reshape(H // factor, factor, W // factor, factor).mean(axis=(1, 3))
+
+
+def image_view(a, b, shape, titles, *, low, high, width, height, colour):
+    """Two rows drawn as grey images side by side; lines of text.
+
+    With ``colour``, each character cell is an upper half block whose
+    foreground is the upper pixel and whose background is the lower one
+    (256-colour grey ramp); without, one shade character of ``SHADES`` per
+    pixel column, averaging two pixel rows. Values are scaled from
+    ``[low, high]`` (the range of the whole data) to dark..light.
+    """
+    import numpy as np
+
+    h, w = shape
+    gap = 4
+    factor = 1
+    while (2 * -(-w // factor) + gap > width
+           or -(-h // factor) // 2 + 2 > max(height, 8)) and factor < max(h, w):
+        factor += 1
+    span = high - low if high > low else 1.0
+    images = [_downsample((np.asarray(v, float).reshape(h, w) - low) / span, factor)
+              for v in (a, b)]
+    images = [np.clip(im, 0, 1) for im in images]
+    ih, iw = images[0].shape
+    if ih % 2:
+        images = [np.vstack([im, im[-1:]]) for im in images]
+    lines = []
+    title = "".join(t[:iw].ljust(iw) + " " * gap for t in titles).rstrip()
+    lines.append(title)
+    for r in range(0, images[0].shape[0], 2):
+        parts = [_cells(im[r], im[r + 1], colour) for im in images]
+        lines.append((" " * gap).join(parts))
+    return lines
+
+
+def _grey(v):
+    """256-colour index of grey level ``v`` in [0, 1]: 16 (black), 232..255, 231."""
+    level = int(round(float(v) * 25))
+    return 16 if level == 0 else 231 if level == 25 else 231 + level
+
+
+def _cells(top, bottom, colour):
+    if colour:
+        cells = "".join(f"\x1b[38;5;{_grey(t)}m\x1b[48;5;{_grey(u)}m▀"
+                        for t, u in zip(top, bottom))
+        return cells + "\x1b[0m"
+    mean = (top + bottom) / 2
+    idx = [min(len(SHADES) - 1, int(v * len(SHADES))) for v in mean]
+    return "".join(SHADES[k] for k in idx)
+
+
+def _draw_png(path, a, b, shape, titles, heading, *, low, high):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3.4), layout="constrained")
+    for k, (row, title) in enumerate(zip((a, b), titles)):
+        ax = fig.add_subplot(1, 2, k + 1)
+        ax.imshow(row.reshape(shape), cmap="gray", vmin=low, vmax=high,
+                  interpolation="nearest")
+        ax.set_title(title)
+        ax.set_axis_off()
+    fig.suptitle(heading)
+    _common.save_figure(fig, path, "--png", dpi=100)
+
+
+# ---------------------------------------------------------------------------
+# the session
+# ---------------------------------------------------------------------------
+
+
+class Session:
+    """State of one run: data, answers, the file, the screen."""
+
+    def __init__(self, args, X, shown, ids, id_name, names, answers, rep, *,
+                 select=None, stdin=None, stdout=None):
+        import numpy as np
+
+        self.args = args
+        self.X, self.shown, self.ids, self.id_name = X, shown, ids, id_name
+        self.names = names
+        self.answers = list(answers)
+        self.n_resumed = len(self.answers)
+        self.rep = rep
+        self.select = select
+        self.stdin = sys.stdin if stdin is None else stdin
+        self.stdout = sys.stdout if stdout is None else stdout
+        self.rng = np.random.RandomState(args.random_state)
+        self.low, self.high = float(np.min(shown)), float(np.max(shown))
+        self.model = None
+        self.model_answers = None  # number of answers the model was fitted on
+        self.stopped = "budget"
+
+    # -- output ----------------------------------------------------------
+    def say(self, text=""):
+        print(text, file=self.stdout, flush=True)
+
+    # -- the model -------------------------------------------------------
+    def fit(self, *, quiet_warnings):
+        import warnings
+
+        from .. import SMIClustering
+
+        if self.model is not None and self.model_answers == len(self.answers):
+            return self.model
+        must, cannot = links_of(self.answers)
+        model = SMIClustering(
+            self.args.n_clusters, n_neighbors=self.args.n_neighbors,
+            gamma=self.args.gamma, eta=self.args.eta,
+            random_state=self.args.random_state, verbose=0)
+        with warnings.catch_warnings():
+            if quiet_warnings:
+                warnings.simplefilter("ignore")
+            try:
+                model.fit(self.X, must_link=must, cannot_link=cannot)
+            except (ValueError, TypeError) as exc:
+                raise _common.usage_error(f"cannot fit: {exc}") from None
+        self.model, self.model_answers = model, len(self.answers)
+        return model
+
+    def next_pairs(self, n_pairs):
+        """Up to ``n_pairs`` pairs to ask, none asked before."""
+        import numpy as np
+
+        select = self.select
+        if select is None:
+            from ..active import select_pairs as select
+        model = self.fit(quiet_warnings=True)
+        must, cannot = links_of(self.answers)
+        asked = {(min(i, j), max(i, j)) for i, j, _ in self.answers}
+        n_skipped = sum(a == "skip" for _, _, a in self.answers)
+        pairs = select(model, self.X, n_pairs + n_skipped, must_link=must,
+                       cannot_link=cannot, random_state=self.rng)
+        fresh = []
+        for i, j in np.asarray(pairs, dtype=np.intp).reshape(-1, 2).tolist():
+            key = (min(i, j), max(i, j))
+            if key not in asked and i != j:
+                asked.add(key)
+                fresh.append((i, j))
+        return fresh[:n_pairs]
+
+    # -- one question ----------------------------------------------------
+    def show(self, i, j, number):
+        args = self.args
+        titles = (_label(i, self.ids), _label(j, self.ids))
+        heading = f"question {number} of {args.budget}: {titles[0]} and {titles[1]}"
+        width, height = _terminal_size()
+        self.say()
+        self.say(heading)
+        if args.image_shape is not None:
+            lines = image_view(self.shown[i], self.shown[j], args.image_shape,
+                               titles, low=self.low, high=self.high, width=width,
+                               height=height - 4,
+                               colour=_use_colour(self.stdout))
+        else:
+            lines = feature_view(self.shown[i], self.shown[j], self.names, titles,
+                                 width=width, height=height - 4)
+        for line in lines:
+            self.say(line)
+        if args.png is not None:
+            _draw_png(args.png, self.shown[i], self.shown[j], args.image_shape,
+                      titles, heading, low=self.low, high=self.high)
+            self.say(f"(drawn to {args.png})")
+
+    def read_reply(self):
+        """'must', 'cannot', 'skip' or 'quit' (also at the end of input)."""
+        while True:
+            self.stdout.write(PROMPT)
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if line and not _is_tty(self.stdin):
+                self.stdout.write(line if line.endswith("\n") else line + "\n")
+            if not line:
+                self.say()
+                self.stopped = "end of input"
+                return "quit"
+            reply = REPLIES.get(line.strip().lower())
+            if reply is not None:
+                if reply == "quit":
+                    self.stopped = "quit"
+                return reply
+            self.say(f"Please answer y, n, s or q (got {line.strip()!r}).")
+
+    def save(self, i, j, answer):
+        self.answers.append((i, j, answer))
+        try:
+            write_answers(self.args.links, self.answers, self.ids, self.id_name)
+        except OSError as exc:
+            self.answers.pop()
+            raise _common.usage_error(f"cannot write --links {self.args.links!r}: "
+                                      f"{exc.strerror or exc}") from None
+
+    # -- the loop --------------------------------------------------------
+    def run(self):
+        budget, batch = self.args.budget, self.args.batch_size
+        if self.n_resumed:
+            self.say(f"{_count(self.n_resumed, 'answer')} already in "
+                     f"{self.args.links}; not asked again")
+        while len(self.answers) < budget:
+            want = min(batch, budget - len(self.answers))
+            self.rep.progress(f"choosing the next {_count(want, 'question')}")
+            pairs = self.next_pairs(want)
+            if not pairs:
+                self.say("No pair is left to ask: the answers decide every pair.")
+                self.stopped = "no pairs left"
+                return
+            for i, j in pairs:
+                self.show(i, j, len(self.answers) + 1)
+                answer = self.read_reply()
+                if answer == "quit":
+                    return
+                self.save(i, j, answer)
+
+    def counts(self):
+        kinds = [a for _, _, a in self.answers]
+        return {a: kinds.count(a) for a in ANSWERS}
+
+
+def _count(number, noun):
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def run(args, *, select=None, stdin=None, stdout=None):
+    start = time.perf_counter()
+    rep = _common.Reporter("ask", quiet=args.quiet)
+    fmt = _check_options(args)
+    X, shown, ids, names = _read_data(args, rep)
+    answers = _common.read_input("--links", read_answers, args.links, ids=ids,
+                                 n_samples=X.shape[0])
+    id_name = _id_name(args.id_column, names, ids)
+    session = Session(args, X, shown, ids, id_name, names, answers, rep,
+                      select=select, stdin=stdin, stdout=stdout)
+    try:
+        session.run()
+        _finish(session, fmt, start)
+    except KeyboardInterrupt:
+        n = len(session.answers)
+        print(f"\nsmiclust ask: interrupted; {_count(n, 'answer')} saved in "
+              f"{args.links} (run the same command to go on)", file=sys.stderr,
+              flush=True)
+        return 130
+    return 0
+
+
+def _finish(session, fmt, start):
+    """The final fit, --out, and the summary."""
+    args, rep = session.args, session.rep
+    counts = session.counts()
+    n = len(session.answers)
+    asked_now = n - session.n_resumed
+    session.say()
+    session.say(
+        f"{_count(n, 'answer')} in {args.links} ({counts['must']} same, "
+        f"{counts['cannot']} different, {counts['skip']} skipped; "
+        f"{asked_now} this session)" + (
+            f"; {_count(args.budget - n, 'question')} left of the budget of "
+            f"{args.budget}: run the same command to go on"
+            if n < args.budget else ""))
+    rep.progress(f"fitting with {_count(counts['must'], 'must-link')} and "
+                 f"{_count(counts['cannot'], 'cannot-link')}")
+    fit_start = time.perf_counter()
+    session.model = None  # the final fit reports its warnings
+    with _common.captured_warnings(rep):
+        model = session.fit(quiet_warnings=False)
+    fit_seconds = time.perf_counter() - fit_start
+    rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
+                 f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
+                 f"{model.n_violations_} of {counts['must'] + counts['cannot']} "
+                 "links violated")
+    if args.out is not None:
+        from .. import io
+
+        proba = model.proba_ if args.proba else None
+        try:
+            io.write_assignments(args.out, model.labels_, proba, session.ids, fmt,
+                                 id_name=session.id_name)
+        except OSError as exc:
+            raise _common.usage_error(f"cannot write --out {args.out!r}: "
+                                      f"{exc.strerror or exc}") from None
+        rep.progress(f"assignments written to {args.out} ({fmt})")
+    n_samples, n_features = session.X.shape
+    rep.summary({
+        "command": "ask",
+        "data": args.data,
+        "links": args.links,
+        "n_samples": n_samples,
+        "n_features": n_features,
+        "n_clusters": args.n_clusters,
+        "budget": args.budget,
+        "n_answers": n,
+        "n_asked_now": asked_now,
+        "n_must_link": counts["must"],
+        "n_cannot_link": counts["cannot"],
+        "n_skipped": counts["skip"],
+        "stopped": session.stopped,
+        "cluster_sizes": _common.cluster_sizes(model.labels_, args.n_clusters),
+        "n_neighbors": int(model.n_neighbors_),
+        "gamma": float(model.gamma_),
+        "eta": float(model.eta_),
+        "n_violations": int(model.n_violations_),
+        "random_state": args.random_state,
+        "out": args.out,
+        "format": fmt,
+        "seconds": round(time.perf_counter() - start, 4),
+        "warnings": rep.warnings,
+    })
