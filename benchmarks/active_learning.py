@@ -167,35 +167,48 @@ def _run_random(X, y, budget, seed, n_clusters):
              "ari_never_asked": ari_u, "seconds": seconds}], budget, seconds
 
 
-def _history_steps(model):
-    """``[(n_queries, labels), ...]`` from ``history_``, or None when the
-    history does not hold a clustering per step."""
-    history = getattr(model, "history_", None)
-    if history is None:
-        return None
-    if isinstance(history, dict):  # columns
-        keys = list(history)
-        history = [dict(zip(keys, values)) for values in zip(*history.values())]
+def _active_class():
+    """``ActiveSMIClustering`` with each fit's labels and time kept in its
+    ``history_`` entries (through its per-fit ``_record`` hook), so that one
+    run gives the clustering after every batch."""
+    try:
+        from smiclust import ActiveSMIClustering
+    except ImportError:
+        from smiclust.active import ActiveSMIClustering
+
+    if not hasattr(ActiveSMIClustering, "_record"):
+        return ActiveSMIClustering
+
+    class Recording(ActiveSMIClustering):
+        def _record(self, model, *args, **kwargs):
+            entry = super()._record(model, *args, **kwargs)
+            if isinstance(entry, dict):
+                entry = {**entry, "labels_at_step": np.array(model.labels_),
+                         "clock": time.perf_counter()}
+            return entry
+
+    Recording.__name__ = Recording.__qualname__ = ActiveSMIClustering.__name__
+    return Recording
+
+
+def _history_steps(model, start):
+    """``[(n_queries, labels, seconds), ...]`` from ``history_``, or None when
+    it does not hold the clustering of every fit."""
     steps = []
-    for entry in history:
-        if not isinstance(entry, dict):
+    for entry in getattr(model, "history_", None) or []:
+        if not isinstance(entry, dict) or "labels_at_step" not in entry:
             return None
-        labels = entry.get("labels", entry.get("labels_"))
-        n_q = entry.get("n_queries", entry.get("n_queries_"))
-        if labels is None or n_q is None:
-            return None
-        steps.append((int(n_q), np.asarray(labels)))
+        steps.append((int(entry["n_queries"]), entry["labels_at_step"],
+                      entry["clock"] - start))
     return steps or None
 
 
 def _fit_active(X, y, budget, seed, n_clusters):
-    from smiclust import ActiveSMIClustering
-
     oracle = Oracle(y)
     start = time.perf_counter()
-    model = ActiveSMIClustering(n_clusters, budget=budget, random_state=seed)
+    model = _active_class()(n_clusters, budget=budget, random_state=seed)
     model.fit(X, oracle)
-    return model, oracle, time.perf_counter() - start
+    return model, oracle, start, time.perf_counter() - start
 
 
 def _run_active(X, y, budgets, seed, n_clusters, per_budget):
@@ -203,25 +216,20 @@ def _run_active(X, y, budgets, seed, n_clusters, per_budget):
     rows = []
     if not per_budget:
         top = max(budgets)
-        model, oracle, seconds = _fit_active(X, y, top, seed, n_clusters)
-        steps = _history_steps(model)
+        model, oracle, start, seconds = _fit_active(X, y, top, seed, n_clusters)
+        steps = _history_steps(model, start)
         if steps is not None:
             for b in budgets:
-                fitting = [s for s in steps if s[0] <= b]
-                if not fitting:
-                    continue
-                q, labels = fitting[-1]
-                if b >= model.n_queries_:
-                    q, labels = model.n_queries_, model.labels_
+                q, labels, secs = [s for s in steps if s[0] <= b][-1]
                 mask = never_asked(len(y), oracle.pairs[:q])
                 ari, ari_u = scores(y, labels, mask)
                 rows.append({"budget": b, "n_queries": q,
                              "n_never_asked": int(mask.sum()), "ari": ari,
-                             "ari_never_asked": ari_u, "seconds": seconds})
+                             "ari_never_asked": ari_u, "seconds": secs})
             return rows, top, seconds
     total = 0.0
     for b in budgets:
-        model, oracle, seconds = _fit_active(X, y, b, seed, n_clusters)
+        model, oracle, _, seconds = _fit_active(X, y, b, seed, n_clusters)
         total += seconds
         mask = never_asked(len(y), oracle.pairs)
         ari, ari_u = scores(y, model.labels_, mask)
