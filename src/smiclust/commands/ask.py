@@ -377,12 +377,11 @@ def feature_view(a, b, names, titles, *, width, height):
                 *(len(fmt(v)) for v in (*a, *b)))
     cell = name_w + 2 * (col_w + 2)
     gap = 4
-    n_blocks = max(1, (width + gap) // (cell + gap))
-    per_block = -(-d // n_blocks)
     rows_max = max(4, height - 1)
-    shown = min(d, rows_max * n_blocks)
-    per_block = min(per_block, rows_max)
-    n_blocks = -(-shown // per_block)
+    # as few blocks as the height allows, as many as the width holds
+    n_blocks = min(max(1, (width + gap) // (cell + gap)), -(-d // rows_max))
+    per_block = min(-(-d // n_blocks), rows_max)
+    shown = min(d, per_block * n_blocks)
 
     def line(name, x, y):
         return f"{name:<{name_w}}  {x:>{col_w}}  {y:>{col_w}}"

@@ -1,0 +1,548 @@
+"""``smiclust ask``: a person (here, the true labels) answers through stdin.
+
+End-to-end runs are real ``python -m smiclust ask`` processes whose standard
+input is a pipe: the test reads each question off stdout, answers it from the
+true labels of a shipped data set, and checks the --links file after every
+answer. The pairs come from the real ``smiclust.active.select_pairs``; only the
+in-process unit tests inject a selector. One test drives a real terminal
+(tmux new-session / send-keys / capture-pane).
+"""
+
+import argparse
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from smiclust.commands import ask
+from smiclust.datasets import DATASETS
+
+FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
+QUESTION = re.compile(r"question (\d+) of (\d+): (\S+) and (\S+)")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _env():
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(name, "1")
+    return env
+
+
+def _write_table(path, prefix, X):
+    ids = [f"{prefix}{k:03d}" for k in range(len(X))]
+    with open(path, "w") as f:
+        f.write("id," + ",".join(f"x{k}" for k in range(X.shape[1])) + "\n")
+        for i, row in zip(ids, X):
+            f.write(i + "," + ",".join(repr(float(v)) for v in row) + "\n")
+    return ids
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """parkinson (195 rows, 2 classes) and digits 0-2 of digits500 (150 rows,
+    16 x 16 images), with an id column; the true label of every id."""
+    d = tmp_path_factory.mktemp("ask")
+    X, y = DATASETS["parkinson"].load(random_state=0)
+    ids = _write_table(d / "parkinson.csv", "p", X)
+    label = dict(zip(ids, y.tolist()))
+    X, y = DATASETS["digits500"].load(random_state=0)
+    keep = np.flatnonzero(y < 3)
+    ids = _write_table(d / "digits.csv", "d", X[keep])
+    label.update(zip(ids, y[keep].tolist()))
+    return {"dir": d, "label": label, "n_parkinson": 195, "n_digits": len(keep)}
+
+
+class Asker:
+    """``smiclust ask`` in a subprocess, stdout read as it comes."""
+
+    def __init__(self, args, cwd):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "smiclust", "ask", *map(str, args)], cwd=cwd,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=_env())
+        self.chunks = {"out": [], "err": []}
+        self.readers = [threading.Thread(target=self._read, args=(stream, key),
+                                         daemon=True)
+                        for stream, key in ((self.proc.stdout, "out"),
+                                            (self.proc.stderr, "err"))]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self, stream, key):
+        for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+            self.chunks[key].append(chunk)
+
+    @property
+    def stdout(self):
+        return b"".join(self.chunks["out"]).decode()
+
+    @property
+    def stderr(self):
+        return b"".join(self.chunks["err"]).decode()
+
+    def prompt(self, count, timeout=120):
+        """Wait for the ``count``-th prompt; the last question shown, as
+        ``(number, budget, id_a, id_b)``, or None when the process ended."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.stdout
+            if text.count(ask.PROMPT) >= count:
+                number, budget, a, b = QUESTION.findall(text)[-1]
+                return int(number), int(budget), a, b
+            if self.proc.poll() is not None:
+                for reader in self.readers:
+                    reader.join(5)
+                if self.stdout.count(ask.PROMPT) < count:
+                    return None
+            time.sleep(0.02)
+        raise AssertionError(f"no prompt {count} after {timeout} s:\n{self.stdout}"
+                             f"\n{self.stderr}")
+
+    def send(self, text):
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def finish(self, timeout=120):
+        with contextlib.suppress(BrokenPipeError):
+            self.proc.stdin.close()
+        code = self.proc.wait(timeout)
+        for reader in self.readers:
+            reader.join(5)
+        return code
+
+
+def answers_in(path):
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def oracle(label, a, b):
+    return "y" if label[a] == label[b] else "n"
+
+
+def summary_of(stderr):
+    return json.loads(stderr.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------
+# sessions through standard input
+# ---------------------------------------------------------------------------
+
+
+def test_session_saves_each_answer_at_once_then_fits(work):
+    d, label = work["dir"], work["label"]
+    links, out = d / "session-links.csv", d / "session-out.csv"
+    s = Asker(["parkinson.csv", "-k", "2", "--id-column", "id", "--standardize",
+               "--budget", "5", "--batch-size", "2", "--links", links.name,
+               "--out", out.name, *FIXED], cwd=d)
+    expected, prompts = [], 0
+    while True:
+        prompts += 1
+        question = s.prompt(prompts)
+        if question is None:
+            break
+        number, budget, a, b = question
+        assert (number, budget) == (len(expected) + 1, 5)
+        # the file holds every answer given so far, before the next question
+        rows = answers_in(links) if expected else []
+        assert rows[1:] == expected
+        if number == 1:  # a reply that is no answer asks again
+            s.send("maybe\n")
+            prompts += 1
+            assert s.prompt(prompts)[:2] == (1, 5)
+        reply = "s" if number == 3 else oracle(label, a, b)
+        s.send((reply.upper() if number == 2 else reply) + "\n")
+        expected.append([a, b, {"y": "must", "n": "cannot", "s": "skip"}[reply]])
+    assert s.finish() == 0, s.stderr
+    assert "Please answer y, n, s or q (got 'maybe')" in s.stdout
+    rows = answers_in(links)
+    assert rows == [["id_i", "id_j", "answer"], *expected] and len(expected) == 5
+    assert len({frozenset(r[:2]) for r in expected}) == 5  # never asked twice
+    summary = summary_of(s.stderr)
+    assert summary["command"] == "ask" and summary["stopped"] == "budget"
+    assert summary["n_answers"] == summary["n_asked_now"] == 5
+    assert summary["n_skipped"] == 1
+    assert summary["n_must_link"] + summary["n_cannot_link"] == 4
+    assigned = answers_in(out)
+    assert assigned[0] == ["id", "cluster"] and len(assigned) == 1 + 195
+    assert "5 answers in session-links.csv" in s.stdout
+
+
+def test_quit_resume_end_of_input_and_fit_reads_the_answers(work):
+    d, label = work["dir"], work["label"]
+    links = d / "resume-links.csv"
+    args = ["parkinson.csv", "-k", "2", "--id-column", "id", "--standardize",
+            "--budget", "4", "--batch-size", "2", "--links", links.name, *FIXED]
+    asked = []
+
+    def answer(s, count):
+        number, _, a, b = s.prompt(count)
+        s.send(oracle(label, a, b) + "\n")
+        asked.append((number, a, b))
+
+    # 1. one answer, then q
+    s = Asker(args, cwd=d)
+    answer(s, 1)
+    s.prompt(2)
+    s.send("q\n")
+    assert s.finish() == 0, s.stderr
+    assert len(answers_in(links)) == 1 + 1
+    assert summary_of(s.stderr)["stopped"] == "quit"
+    assert "3 questions left of the budget of 4" in s.stdout
+    # 2. resumed: asked from question 2; one answer, then end of input
+    s = Asker(args, cwd=d)
+    answer(s, 1)
+    s.prompt(2)
+    assert s.finish() == 0, s.stderr
+    assert "1 answer already in resume-links.csv" in s.stdout
+    assert summary_of(s.stderr)["stopped"] == "end of input"
+    # 3. the last two questions
+    s = Asker(args, cwd=d)
+    answer(s, 1)
+    answer(s, 2)
+    assert s.prompt(3) is None
+    assert s.finish() == 0, s.stderr
+    assert [n for n, _, _ in asked] == [1, 2, 3, 4]
+    assert len({frozenset((a, b)) for _, a, b in asked}) == 4
+    rows = answers_in(links)
+    assert [tuple(r[:2]) for r in rows[1:]] == [(a, b) for _, a, b in asked]
+    assert all(r[2] == ("must" if label[r[0]] == label[r[1]] else "cannot")
+               for r in rows[1:])
+    # 4. the budget is spent: nothing asked, the file untouched
+    before = (links.read_bytes(), os.stat(links).st_mtime_ns)
+    s = Asker(args, cwd=d)
+    assert s.finish() == 0, s.stderr
+    assert "question" not in s.stdout
+    assert (links.read_bytes(), os.stat(links).st_mtime_ns) == before
+    # 5. smiclust fit takes the answers, split by kind (the awk lines of --help)
+    for kind in ("must", "cannot"):
+        with open(d / f"resume-{kind}.csv", "w") as f:
+            subprocess.run(["awk", "-F,", f'NR > 1 && $3 == "{kind}" '
+                            '{print $1 "," $2}', links.name], cwd=d, stdout=f,
+                           check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "smiclust", "fit", "parkinson.csv", "-k", "2",
+         "--id-column", "id", "--standardize", *FIXED,
+         "--must-link", "resume-must.csv", "--cannot-link", "resume-cannot.csv",
+         "--out", "resume-fit.csv"], cwd=d, capture_output=True, text=True,
+        env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    fitted = summary_of(proc.stderr)
+    kinds = [r[2] for r in rows[1:]]
+    assert fitted["n_must_link"] == kinds.count("must")
+    assert fitted["n_cannot_link"] == kinds.count("cannot")
+
+
+@pytest.mark.parametrize("how", ["kill", "interrupt"])
+def test_a_killed_or_interrupted_session_keeps_every_answer(work, how):
+    d, label = work["dir"], work["label"]
+    links = d / f"{how}-links.csv"
+    s = Asker(["parkinson.csv", "-k", "2", "--id-column", "id", "--budget", "10",
+               "--batch-size", "3", "--links", links.name, *FIXED], cwd=d)
+    given = []
+    for count in (1, 2, 3, 4):
+        _, _, a, b = s.prompt(count)
+        if count == 4:
+            break
+        s.send(oracle(label, a, b) + "\n")
+        given.append((a, b))
+    s.proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+    code = s.finish()
+    ids = list(label)[:work["n_parkinson"]]
+    answers = ask.read_answers(str(links), ids, len(ids))  # complete, parseable
+    assert [(ids[i], ids[j]) for i, j, _ in answers] == given
+    assert not [p for p in os.listdir(d) if p.startswith(f".{links.name}")]
+    if how == "kill":
+        assert code == -signal.SIGKILL
+    else:
+        assert code == 130
+        assert "interrupted; 3 answers saved in interrupt-links.csv" in s.stderr
+        assert "Traceback" not in s.stderr
+
+
+# ---------------------------------------------------------------------------
+# bad input: one line naming the option, exit status 2, no file written
+# ---------------------------------------------------------------------------
+
+DRIVER = r"""
+import contextlib, io, json, sys
+from smiclust.cli import main
+
+results = []
+for case in json.load(open(sys.argv[1])):
+    saved = sys.modules.get("matplotlib")
+    if case["no_matplotlib"]:
+        sys.modules["matplotlib"] = None  # import matplotlib raises ImportError
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(case["argv"])
+        except SystemExit as exc:
+            rc = exc.code
+    if case["no_matplotlib"]:
+        sys.modules.pop("matplotlib")
+        if saved is not None:
+            sys.modules["matplotlib"] = saved
+    results.append({"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()})
+json.dump(results, sys.stdout)
+"""
+
+BASE = ["ask", "parkinson.csv", "-k", "2", "--id-column", "id", "--budget", "3"]
+
+#: (name, extra argv, what the error names, a part of the message)
+BAD = [
+    ("image shape", ["--links", "new.csv", "--image-shape", "4", "4"],
+     "--image-shape", "holds 16 values; the rows of DATA have 22 features"),
+    ("png without image", ["--links", "new.csv", "--png", "pair.png"],
+     "--png", "needs --image-shape"),
+    ("png suffix", ["--links", "new.csv", "--image-shape", "2", "11", "--png",
+                    "pair.jpg"], "--png", "ending in .png; got 'pair.jpg'"),
+    ("png no matplotlib", ["--links", "new.csv", "--image-shape", "2", "11",
+                           "--png", "pair.png"], "--png", "needs matplotlib"),
+    ("budget", ["--links", "new.csv", "--budget", "-1"], "--budget",
+     "expected an integer >= 0, got '-1'"),
+    ("batch size", ["--links", "new.csv", "--batch-size", "0"], "--batch-size",
+     "expected an integer >= 1, got '0'"),
+    ("one cluster", ["--links", "new.csv", "-k", "1"], "-k",
+     "at least 2"),
+    ("too many clusters", ["--links", "new.csv", "-k", "500"], "-k 500",
+     "more clusters than DATA has rows (195)"),
+    ("n_neighbors", ["--links", "new.csv", "--n-neighbors", "195"],
+     "--n-neighbors", "smaller than the number of rows (195); got 195"),
+    ("links stdout", ["--links", "-"], "--links", "needs a file name"),
+    ("links is data", ["--links", "parkinson.csv"], "--links",
+     "is the DATA file"),
+    ("out is links", ["--links", "new.csv", "--out", "new.csv"], "--out",
+     "is the --links file"),
+    ("out stdout", ["--links", "new.csv", "--out", "-"], "--out",
+     "needs a file name"),
+    ("out directory", ["--links", "new.csv", "--out", "no/such/out.csv"], "--out",
+     "does not exist"),
+    ("missing data", ["--links", "new.csv"], "DATA", "No such file"),
+    ("bad answer", ["--links", "bad-answer.csv"], "--links",
+     "line 3, column 3: expected must, cannot or skip, got 'maybe'"),
+    ("unknown id", ["--links", "bad-id.csv"], "--links",
+     "line 2, column 2: 'q001' is not an id of the data"),
+    ("two fields", ["--links", "bad-width.csv"], "--links",
+     "line 2 has 2 field(s); expected 3"),
+    ("repeated pair", ["--links", "bad-repeat.csv"], "--links",
+     "line 3: repeats the pair of line 2"),
+]
+
+BAD_FILES = {
+    "bad-answer.csv": "id_i,id_j,answer\np000,p001,must\np002,p003,maybe\n",
+    "bad-id.csv": "id_i,id_j,answer\np000,q001,must\n",
+    "bad-width.csv": "id_i,id_j,answer\np000,p001\n",
+    "bad-repeat.csv": "id_i,id_j,answer\np000,p001,must\np001,p000,cannot\n",
+}
+
+
+@pytest.fixture(scope="module")
+def refused(work, tmp_path_factory):
+    d = tmp_path_factory.mktemp("ask-bad")
+    shutil.copy(work["dir"] / "parkinson.csv", d)
+    for name, text in BAD_FILES.items():
+        (d / name).write_text(text)
+    cases = []
+    for name, extra, _, _ in BAD:
+        argv = list(BASE)
+        if name == "missing data":
+            argv[1] = "missing.csv"
+        cases.append({"argv": argv + extra,
+                      "no_matplotlib": name == "png no matplotlib"})
+    (d / "cases.json").write_text(json.dumps(cases))
+    before = {p: p.read_bytes() for p in d.iterdir()}
+    proc = subprocess.run([sys.executable, "-c", DRIVER, "cases.json"], cwd=d,
+                          capture_output=True, text=True, env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    after = {p: p.read_bytes() for p in d.iterdir()}
+    return dict(zip([b[0] for b in BAD], json.loads(proc.stdout))), before, after
+
+
+@pytest.mark.parametrize("name, extra, option, message", BAD,
+                         ids=[b[0] for b in BAD])
+def test_bad_input_is_refused_naming_the_option(refused, name, extra, option,
+                                                message):
+    results, _, _ = refused
+    result = results[name]
+    assert result["rc"] == 2, result
+    assert result["stdout"] == ""
+    lines = result["stderr"].strip().splitlines()
+    if name not in ("budget", "batch size"):  # argparse prints the usage first
+        assert len(lines) == 1, lines
+    assert lines[-1].startswith("smiclust ask: error: "), lines
+    assert option in lines[-1] and message in lines[-1], lines
+
+
+def test_refused_commands_write_nothing(refused):
+    _, before, after = refused
+    assert after == before  # no --links, --out or --png created, none changed
+
+
+# ---------------------------------------------------------------------------
+# a real terminal
+# ---------------------------------------------------------------------------
+
+
+def test_in_a_real_terminal_with_tmux(work, tmp_path):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    d = work["dir"]
+    links, png = d / "tmux-links.csv", d / "tmux-pair.png"
+    socket = f"smiclust-ask-test-{os.getpid()}"
+    tmux = ["tmux", "-L", socket]
+    command = " ".join([
+        sys.executable, "-m", "smiclust", "ask", "digits.csv", "-k", "3",
+        "--id-column", "id", "--image-shape", "16", "16", "--png", png.name,
+        "--budget", "2", "--links", links.name, *FIXED, "--quiet",
+        "; echo EXIT $?; sleep 120"])
+    subprocess.run([*tmux, "new-session", "-d", "-x", "200", "-y", "50", "-s",
+                    "ask", "-c", str(d), command], check=True, env=_env())
+    try:
+        def pane():
+            return subprocess.run([*tmux, "capture-pane", "-p", "-t", "ask"],
+                                  capture_output=True, text=True).stdout
+
+        def wait(predicate, what, timeout=90):
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                text = pane()
+                if predicate(text):
+                    return text
+                time.sleep(0.1)
+            raise AssertionError(f"{what} did not appear:\n{pane()}")
+
+        screen = wait(lambda t: ask.PROMPT.strip() in t, "the prompt")
+        number, budget, a, b = QUESTION.findall(screen)[-1]
+        assert (number, budget) == ("1", "2")
+        lines = screen.splitlines()
+        title = next(k for k, line in enumerate(lines)
+                     if line.split() == [a, b])  # the two ids side by side
+        image = lines[title + 1: title + 9]  # 16 pixel rows, 2 per line
+        assert all(line.count("▀") == 32 for line in image), image
+        assert png.read_bytes()[:8] == PNG
+        subprocess.run([*tmux, "send-keys", "-t", "ask", "y", "Enter"], check=True)
+        deadline = time.monotonic() + 30
+        while not (links.exists() and len(answers_in(links)) == 2):
+            assert time.monotonic() < deadline, pane()
+            time.sleep(0.1)
+        assert answers_in(links)[1] == [a, b, "must"]
+        wait(lambda t: "question 2 of 2" in t, "question 2")
+        subprocess.run([*tmux, "send-keys", "-t", "ask", "q", "Enter"], check=True)
+        screen = wait(lambda t: "EXIT " in t, "the end")
+        assert "EXIT 0" in screen and "1 answer in tmux-links.csv" in screen
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+# ---------------------------------------------------------------------------
+# units, in process (an injected selector)
+# ---------------------------------------------------------------------------
+
+
+def _args(tmp_path, data, **options):
+    args = argparse.ArgumentParser()
+    sub = args.add_subparsers()
+    ask.add_parser(sub)
+    argv = ["ask", str(data), "-k", "2", "--budget", "3", "--links",
+            str(tmp_path / "links.csv"), *FIXED]
+    for name, value in options.items():
+        argv += [f"--{name.replace('_', '-')}", *map(str, np.atleast_1d(value))]
+    return args.parse_args(argv)
+
+
+def test_run_with_an_injected_selector(tmp_path):
+    data = tmp_path / "data.csv"
+    X = np.r_[np.zeros((5, 2)), np.ones((5, 2))] + np.arange(10)[:, None] * 0.01
+    np.savetxt(data, X, delimiter=",")
+    calls = []
+
+    def select(model, X, n_pairs, *, must_link, cannot_link, random_state):
+        calls.append((n_pairs, len(must_link), len(cannot_link)))
+        asked = {tuple(p) for p in np.r_[must_link, cannot_link].tolist()}
+        return np.array([p for p in ([0, 1], [2, 7], [3, 4])
+                         if tuple(p) not in asked][:n_pairs])
+
+    stdout = io.StringIO()
+    args = _args(tmp_path, data, batch_size=2)
+    with contextlib.redirect_stderr(io.StringIO()):
+        code = ask.run(args, select=select, stdin=io.StringIO("y\nn\ny\n"),
+                       stdout=stdout)
+    assert code == 0
+    assert calls == [(2, 0, 0), (1, 1, 1)]
+    assert answers_in(tmp_path / "links.csv") == [
+        ["i", "j", "answer"], ["0", "1", "must"], ["2", "7", "cannot"],
+        ["3", "4", "must"]]
+    assert "question 3 of 3: row 3 and row 4" in stdout.getvalue()
+
+
+def test_no_pair_left_ends_the_questions(tmp_path):
+    data = tmp_path / "data.csv"
+    np.savetxt(data, np.arange(20.0).reshape(10, 2), delimiter=",")
+    stdout = io.StringIO()
+    with contextlib.redirect_stderr(io.StringIO()):
+        code = ask.run(_args(tmp_path, data),
+                       select=lambda *a, **k: np.empty((0, 2), dtype=int),
+                       stdin=io.StringIO(""), stdout=stdout)
+    assert code == 0 and "No pair is left to ask" in stdout.getvalue()
+    assert not (tmp_path / "links.csv").exists()
+
+
+def test_answers_file_round_trip_with_quoted_ids(tmp_path):
+    path = tmp_path / "links.csv"
+    ids = np.array(["a,1", "b", 'c"q', "d"])
+    answers = [(0, 1, "must"), (3, 2, "cannot"), (1, 2, "skip")]
+    ask.write_answers(path, answers, ids, "name")
+    assert path.read_text().splitlines()[0] == "name_i,name_j,answer"
+    assert ask.read_answers(str(path), ids, 4) == answers
+    path.write_text("0,1,MUST\n\n2,3,skip\n")  # no header, any case, blank lines
+    assert ask.read_answers(str(path), None, 4) == [(0, 1, "must"), (2, 3, "skip")]
+    path.write_text("i,j,answer\n0,4,must\n")
+    with pytest.raises(ValueError, match=r"line 2, column 2: row index 4 is out"):
+        ask.read_answers(str(path), None, 4)
+    path.write_text("i,j,answer\n2,2,must\n")
+    with pytest.raises(ValueError, match="line 2: pairs row 2 with itself"):
+        ask.read_answers(str(path), None, 4)
+
+
+def test_feature_view_wraps_then_truncates():
+    a, b = np.arange(30.0), -np.arange(30.0)
+    tall = ask.feature_view(a, b, None, ("row 1", "row 2"), width=200, height=40)
+    assert len(tall) == 1 + 30 and tall[0].split() == ["feature", "row", "1",
+                                                       "row", "2"]
+    assert tall[30].split() == ["x29", "29", "-29"]
+    wide = ask.feature_view(a, b, None, ("row 1", "row 2"), width=200, height=12)
+    assert len(wide) == 1 + 30 // 3  # three blocks of ten side by side
+    assert wide[0].split().count("feature") == 3
+    narrow = ask.feature_view(a, b, None, ("row 1", "row 2"), width=30, height=11)
+    assert len(narrow) == 1 + 10 + 1 and "20 more features not shown" in narrow[-1]
+
+
+@pytest.mark.parametrize("colour", [False, True])
+def test_image_view_draws_both_rows(colour):
+    rng = np.random.RandomState(0)
+    a, b = rng.uniform(size=48), rng.uniform(size=48)
+    lines = ask.image_view(a, b, (6, 8), ("left", "right"), low=0.0, high=1.0,
+                           width=80, height=40, colour=colour)
+    assert lines[0].split() == ["left", "right"] and len(lines) == 1 + 3
+    for line in lines[1:]:
+        if colour:
+            assert line.count("▀") == 16 and line.endswith("\x1b[0m")
+        else:
+            assert len(line) == 8 + 4 + 8 and set(line) <= set(ask.SHADES)
+    small = ask.image_view(a, b, (6, 8), ("l", "r"), low=0.0, high=1.0, width=12,
+                           height=40, colour=False)
+    assert len(small[1]) == 4 + 4 + 4  # halved to fit the width
