@@ -618,7 +618,9 @@ class Session:
             self.rep.progress(f"choosing the next {_count(want, 'question')}")
             pairs = self.next_pairs(want)
             if not pairs:
-                self.say("No pair is left to ask: the answers decide every pair.")
+                skipped = self.counts()["skip"]
+                self.say("No pair is left to ask: the answers decide every pair"
+                         + (" but the skipped ones." if skipped else "."))
                 self.stopped = "no pairs left"
                 return
             for i, j in pairs:
@@ -652,9 +654,9 @@ def run(args, *, select=None, stdin=None, stdout=None):
         _finish(session, fmt, start)
     except KeyboardInterrupt:
         n = len(session.answers)
-        print(f"\nsmiclust ask: interrupted; {_count(n, 'answer')} saved in "
-              f"{args.links} (run the same command to go on)", file=sys.stderr,
-              flush=True)
+        kept = (f"{_count(n, 'answer')} saved in {args.links} (run the same "
+                "command to go on)" if n else "no answer given")
+        print(f"\nsmiclust ask: interrupted; {kept}", file=sys.stderr, flush=True)
         return 130
     return 0
 
