@@ -28,6 +28,8 @@ _EXPORTS = {
     "pairs_from_labels": ".constraints",
     "sample_links": ".constraints",
     "count_violations": ".constraints",
+    "select_pairs": ".active",
+    "ActiveSMIClustering": ".active",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -1,0 +1,830 @@
+r"""Active link selection: which pairs to ask an oracle next.
+
+:func:`select_pairs` proposes the pairs worth asking for a fitted
+:class:`~smiclust.SMIClustering`; :class:`ActiveSMIClustering` runs the loop
+(select a batch, ask the oracle, refit) until a budget of questions is spent.
+
+The strategy is neighbourhood-based (NPU, Xiong, Azimi & Fern, 2014). A
+**neighbourhood** is a must-link group known to differ from every other
+neighbourhood (the groups of a clique of the cannot-link graph). A sample is
+placed by asking it against one member of each neighbourhood, the most
+probable first, until the oracle says "same"; a sample that differs from all of
+them starts a new neighbourhood. With ``c`` clusters known, a sample that
+differs from ``c - 1`` of ``c`` neighbourhoods belongs to the last one, so that
+question is never asked. The probabilities come from the model: with
+:math:`p_i` the row of ``proba_`` of sample ``i`` and :math:`q_N` the mean row
+of the members of neighbourhood ``N``,
+
+.. math::
+
+    P(i \in N) \propto \sum_{y=1}^{c} p_i(y)\, w_{yN},\qquad
+    w_{yN} = \frac{q_N(y)}{\sum_{N'} q_{N'}(y) + u(y)},\qquad
+    u(y) = \max\Bigl(0, 1 - \sum_{N'} q_{N'}(y)\Bigr),
+
+where :math:`u(y)` is the share of cluster ``y`` not yet claimed by a
+neighbourhood (the weight of "a new one", :math:`P(i \in \mathrm{new})
+\propto \sum_y p_i(y) u(y)`, only while fewer than ``c`` neighbourhoods are
+known), over the neighbourhoods ``i`` is not known to differ from. The sample
+asked about next maximises its uncertainty per expected question,
+
+.. math::
+
+    s_i = \frac{H(P_i)}{E[\text{questions}_i]}\,
+    \Bigl(\frac{\tilde\sigma}{\sigma_i}\Bigr)^{\beta},
+
+with :math:`H` the entropy of :math:`P_i`, the expected number of questions
+when the neighbourhoods are asked in decreasing probability, :math:`\sigma_i`
+the local scale of sample ``i`` (distance to its ``t``-th neighbour, so
+:math:`\tilde\sigma/\sigma_i` is a density relative to the median scale
+:math:`\tilde\sigma`) and :math:`\beta` a fixed density exponent.
+
+A batch asks each sample at most once and each pair of groups at most once,
+so it holds no near-duplicate questions. Nothing here forms an ``n × n``
+matrix: one batch costs :math:`O(n c k)` for ``k`` neighbourhoods plus the
+closure of the links, linear in their number.
+
+References
+----------
+S. Xiong, J. Azimi, X. Z. Fern. Active learning of constraints for
+semi-supervised clustering. IEEE TKDE 26(1), 2014.
+"""
+
+import numbers
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .constraints import check_constraints
+from .utils import (
+    Interval,
+    Options,
+    check_random_state_param,
+    draw_seeds,
+    validate_params,
+)
+
+__all__ = ["select_pairs", "ActiveSMIClustering"]
+
+# --------------------------------------------------------------------------
+# The closure of the links: groups, cannot-linked groups, neighbourhoods
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class LinkClosure:
+    """What a set of links implies, with ``n_clusters`` known.
+
+    Attributes
+    ----------
+    group : ndarray of shape (n_samples,)
+        Closed group of each sample: must-link components, merged further
+        where the ``n_clusters`` rule places a group in a neighbourhood.
+    cannot : dict of int to set of int
+        Group -> the groups it is known to differ from (symmetric).
+    hoods : list of int
+        The neighbourhoods: groups that pairwise differ, in the order found.
+    inferred_must : ndarray of shape (n_inferred, 2)
+        One sample pair per merge made by the ``n_clusters`` rule (a must-link
+        the links imply but do not contain).
+    n_clusters : int
+    """
+
+    group: np.ndarray
+    cannot: dict
+    hoods: list
+    inferred_must: np.ndarray
+    n_clusters: int
+
+    def known(self, i, j):
+        """Whether the links decide whether samples ``i`` and ``j`` share a
+        cluster."""
+        a, b = self.group[i], self.group[j]
+        return a == b or b in self.cannot.get(a, ())
+
+
+def link_closure(must_link, cannot_link, n_samples, n_clusters):
+    """Close validated links under transitivity, lifting and ``n_clusters``.
+
+    Must-links are transitive (their connected components are groups), a
+    cannot-link holds between whole groups, and with ``c`` clusters:
+
+    * ``c == 2``: a connected component of the group cannot-link graph that is
+      2-colourable has one labelling up to a flip, so groups of one colour are
+      merged;
+    * ``c > 2``: when ``c`` neighbourhoods (pairwise cannot-linked groups) are
+      known, a group cannot-linked to all but one of them is merged into that
+      one, repeatedly until nothing changes (each merge brings its
+      cannot-links along).
+
+    Cannot-links inside a group (contradictions) are dropped. Prior validation
+    of the links is assumed.
+
+    Parameters
+    ----------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+    n_samples, n_clusters : int
+
+    Returns
+    -------
+    closure : LinkClosure
+    """
+    must = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
+    cannot = np.asarray(cannot_link, dtype=np.intp).reshape(-1, 2)
+    if len(must):
+        graph = sp.coo_matrix(
+            (np.ones(len(must)), (must[:, 0], must[:, 1])), shape=(n_samples,) * 2
+        )
+        _, group = connected_components(graph, directed=False)
+    else:
+        group = np.arange(n_samples)
+    group = group.astype(np.intp)
+    # first member of each group, the sample that stands for it
+    first = np.full(group.max() + 1 if n_samples else 0, n_samples, dtype=np.intp)
+    np.minimum.at(first, group, np.arange(n_samples))
+    parent = {}
+
+    def find(a):
+        while parent.get(a, a) != a:
+            a = parent[a]
+        return a
+
+    adjacency = {}
+    for i, j in cannot:
+        a, b = int(group[i]), int(group[j])
+        if a != b:
+            adjacency.setdefault(a, set()).add(b)
+            adjacency.setdefault(b, set()).add(a)
+    inferred = []
+
+    def merge(a, b):
+        """Merge group ``a`` into ``b`` (both roots); returns False on a
+        contradiction (they are cannot-linked)."""
+        if b in adjacency.get(a, ()):
+            return False
+        parent[a] = b
+        inferred.append((int(first[a]), int(first[b])))
+        for x in adjacency.pop(a, set()):
+            adjacency[x].discard(a)
+            adjacency[x].add(b)
+            adjacency.setdefault(b, set()).add(x)
+        return True
+
+    if n_clusters == 2:
+        _merge_two_colouring(adjacency, merge, find)
+    roots = np.array([find(int(a)) for a in range(len(first))], dtype=np.intp)
+    sizes = np.bincount(roots[group], minlength=len(first)) if n_samples else first
+    hoods = _neighbourhoods(adjacency, sizes, first)
+    if n_clusters > 2 and len(hoods) == n_clusters:
+        changed = True
+        while changed:
+            changed = False
+            hood_set = set(hoods)
+            for a in sorted(adjacency):
+                if a in hood_set or a not in adjacency:
+                    continue
+                allowed = hood_set - adjacency[a]
+                if len(allowed) == 1:
+                    changed |= merge(a, allowed.pop())
+    roots = np.array([find(int(a)) for a in range(len(first))], dtype=np.intp)
+    closed = roots[group] if n_samples else group
+    pairs = np.array(sorted(set(inferred)), dtype=np.intp).reshape(-1, 2)
+    return LinkClosure(closed, adjacency, hoods, np.sort(pairs, axis=1), n_clusters)
+
+
+def _merge_two_colouring(adjacency, merge, find):
+    """With two clusters, merge the groups of one colour of every 2-colourable
+    component of the cannot-link graph (in place through ``merge``)."""
+    colour = {}
+    for start in sorted(adjacency):
+        if start in colour:
+            continue
+        colour[start] = 0
+        component, stack, bipartite = [start], [start], True
+        while stack:
+            u = stack.pop()
+            for v in adjacency[u]:
+                if v not in colour:
+                    colour[v] = 1 - colour[u]
+                    component.append(v)
+                    stack.append(v)
+                elif colour[v] == colour[u]:
+                    bipartite = False
+        if not bipartite:
+            continue
+        for side in (0, 1):
+            members = sorted(a for a in component if colour[a] == side)
+            for a in members[1:]:
+                merge(find(a), find(members[0]))
+
+
+def _neighbourhoods(adjacency, sizes, first):
+    """A clique of the group cannot-link graph, greedily: larger groups first,
+    then those with more cannot-links (ties by first member), each kept if it
+    differs from all kept before."""
+    order = sorted(adjacency, key=lambda a: (-sizes[a], -len(adjacency[a]), first[a]))
+    hoods = []
+    for a in order:
+        if all(h in adjacency[a] for h in hoods):
+            hoods.append(a)
+    return hoods
+
+
+# --------------------------------------------------------------------------
+# Selection
+# --------------------------------------------------------------------------
+
+#: Strategy switches (measured in the module docstring's table).
+_STRATEGY = {"score": "npu", "beta": 1.0, "continue": True}
+
+
+@dataclass
+class _Candidates:
+    """The askable units (groups outside the neighbourhoods), best first.
+
+    ``first``: the sample standing for each unit; ``group``: its group;
+    ``order``: neighbourhood columns in asking order, ``n_open`` of them valid.
+    """
+
+    first: np.ndarray
+    group: np.ndarray
+    order: np.ndarray
+    n_open: np.ndarray
+    hoods: list
+
+
+def _candidates(proba, scales, closure, rng):
+    r"""Score every askable unit; see the module docstring for the formulas.
+
+    Prior validation is assumed; ``O(n c k)`` for ``k`` neighbourhoods.
+    """
+    n, c = proba.shape
+    group = closure.group
+    hoods = list(closure.hoods)
+    density = np.median(scales) / np.maximum(scales, 1e-300)
+    if not hoods:
+        # no neighbourhood yet: the densest confident sample starts one
+        hoods = [int(group[int(np.argmax(density * proba.max(axis=1)))])]
+    k = len(hoods)
+    can_be_new = k < closure.n_clusters
+    # neighbourhood profiles q_N and the cluster -> neighbourhood weights w
+    Q = np.vstack([proba[group == h].mean(axis=0) for h in hoods])
+    claimed = Q.sum(axis=0)
+    unclaimed = np.maximum(0.0, 1.0 - claimed) if can_be_new else np.zeros(c)
+    W = np.column_stack([Q.T, unclaimed])
+    W /= np.maximum(W.sum(axis=1, keepdims=True), 1e-12)
+    # units: the groups outside the neighbourhoods, by their first member
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    firsts = order[starts]
+    sizes = np.diff(np.r_[starts, n])
+    unit_group = group[firsts]
+    keep = ~np.isin(unit_group, hoods)
+    starts_all = starts
+    P = np.add.reduceat(proba[order], starts_all, axis=0)[keep] / sizes[keep, None]
+    P = P @ W + 1e-12
+    dens = (np.add.reduceat(density[order], starts_all) / sizes)[keep]
+    firsts, unit_group = firsts[keep], unit_group[keep]
+    # exclusions: units known to differ from a neighbourhood
+    unit_index = {int(g): u for u, g in enumerate(unit_group)}
+    excluded = np.zeros((len(firsts), k), dtype=bool)
+    for col, h in enumerate(hoods):
+        for g in closure.cannot.get(h, ()):
+            u = unit_index.get(g)
+            if u is not None:
+                excluded[u, col] = True
+    P[:, :k][excluded] = 0.0
+    if not can_be_new:
+        P[:, k] = 0.0
+    P /= P.sum(axis=1, keepdims=True)
+    hood_p = P[:, :k]
+    n_open = k - excluded.sum(axis=1)
+    ask_order = np.argsort(-hood_p, axis=1, kind="stable")
+    sorted_p = np.take_along_axis(hood_p, ask_order, axis=1)
+    # asking in decreasing probability, the r-th neighbourhood costs r
+    # questions, "new" one per open neighbourhood; with c known, the last
+    # open one is implied
+    ranks = np.arange(1, k + 1, dtype=float)
+    cost = np.broadcast_to(ranks, sorted_p.shape).copy()
+    if not can_be_new:
+        last = np.maximum(n_open - 1, 0)
+        cost[np.arange(len(cost)), last] = last
+    expected = (sorted_p * cost).sum(axis=1) + P[:, k] * n_open
+    entropy = -(P * np.log(np.maximum(P, 1e-300))).sum(axis=1)
+    askable = n_open >= (1 if can_be_new else 2)
+    score = _score(entropy, expected, dens, P)
+    score = score + rng.random_sample(score.shape) * (
+        1.0 if _STRATEGY["score"] == "random" else 1e-9
+    )
+    if can_be_new and _STRATEGY.get("explore", True):
+        # exploration: the unit most likely in an undiscovered cluster, one per
+        # model cluster, ranked by that probability times density
+        p_new = P[:, k]
+        label = np.argmax(proba[firsts], axis=1)
+        bonus = np.where(p_new > 0.5, p_new * dens, 0.0)
+        top = np.zeros_like(bonus)
+        for y in np.unique(label[bonus > 0]):
+            members_y = np.flatnonzero((label == y) & (bonus > 0))
+            top[members_y[np.argmax(bonus[members_y])]] = 1e3
+        score = score + top
+    if _STRATEGY["continue"]:
+        # a unit asked before and not yet placed goes first: NPU finishes a
+        # sample before starting the next
+        score = score + 1e6 * excluded.any(axis=1)
+    best = np.flatnonzero(askable)
+    best = best[np.argsort(-score[best], kind="stable")]
+    hood_ids = np.asarray(hoods, dtype=np.intp)
+    return _Candidates(
+        firsts[best], unit_group[best], hood_ids[ask_order[best]], n_open[best], hoods
+    )
+
+
+def _score(entropy, expected, density, P):
+    kind = _STRATEGY["score"]
+    d = density ** _STRATEGY["beta"]
+    if kind == "npu":
+        return entropy / np.maximum(expected, 1e-12) * d
+    if kind == "entropy":
+        return entropy * d
+    if kind == "random":
+        return 0.0 * d
+    if kind == "margin":
+        q = -np.sort(-P, axis=1)
+        return (1 - (q[:, 0] - q[:, 1])) * d
+    if kind == "confident":
+        return 1 / np.maximum(expected, 1e-12) * d
+    raise ValueError(kind)
+
+
+def _select(proba, scales, closure, n_pairs, rng, skip=frozenset()):
+    """Up to ``n_pairs`` questions: one per unit, one per pair of groups, each
+    sample in at most one when the neighbourhoods allow.
+
+    ``skip`` holds canonical pairs never to ask (answered "don't know").
+    Prior validation is assumed.
+    """
+    cand = _candidates(proba, scales, closure, rng)
+    group = closure.group
+    members = {}
+    pairs, used_samples, uses = [], set(), {}
+    for i, g, row, n_open in zip(cand.first, cand.group, cand.order, cand.n_open):
+        if len(pairs) >= n_pairs:
+            break
+        i = int(i)
+        if i in used_samples:
+            continue
+        for h in row[:n_open]:
+            h = int(h)
+            if h not in members:
+                members[h] = np.flatnonzero(group == h)
+            # the member of the neighbourhood most like sample i among the
+            # least used in this batch (first on ties)
+            m = members[h]
+            m = m[np.argsort(-(proba[m] @ proba[i]), kind="stable")]
+            m = [int(j) for j in m if (min(i, j), max(i, j)) not in skip]
+            if not m:
+                continue
+            j = min(m, key=lambda j: uses.get(j, 0))
+            pairs.append((min(i, j), max(i, j)))
+            used_samples.update((i, j))
+            uses[j] = uses.get(j, 0) + 1
+            break
+    return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+
+
+def select_pairs(
+    estimator, X, n_pairs, *, must_link=None, cannot_link=None, random_state=None
+):
+    r"""The pairs worth asking next ("same cluster or not?") for a fitted model.
+
+    Neighbourhood-based selection (NPU, see :mod:`smiclust.active`): the
+    samples whose placement is most uncertain per expected question, each
+    asked against the neighbourhood the model finds most probable among those
+    it is not known to differ from. Never returns a pair the links already
+    answer: a pair in ``must_link`` or ``cannot_link``, in one must-link group
+    (transitive closure), between two cannot-linked groups, or decided by the
+    number of clusters (a sample that differs from ``c - 1`` of ``c``
+    mutually different groups belongs to the last; with ``c = 2`` the
+    cannot-link graph is 2-coloured). A batch asks each sample at most once
+    and each pair of groups at most once.
+
+    Parameters
+    ----------
+    estimator : SMIClustering
+        Fitted on ``X`` (its ``proba_``, ``n_clusters_`` and
+        ``local_scales_`` are used), usually with the links given here.
+    X : array-like of shape (n_samples, n_features)
+        The training data of ``estimator``.
+    n_pairs : int
+        Number of pairs wanted, ``>= 1``.
+    must_link, cannot_link : array-like of shape (n_links, 2), default=None
+        The answers so far (pairs of sample indices).
+    random_state : int, RandomState instance or None, default=None
+        Breaks ties between equally scored samples.
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_selected, 2), dtype=intp
+        ``i < j`` in each row, best first. ``n_selected == n_pairs`` unless
+        fewer samples are left whose placement the links do not decide
+        (then every such sample is asked once).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from smiclust import SMIClustering, select_pairs
+    >>> X, y = make_blobs(n_samples=60, centers=3, random_state=0)
+    >>> model = SMIClustering(3, n_neighbors=5, random_state=0).fit(X)
+    >>> select_pairs(model, X, 4, random_state=0).shape
+    (4, 2)
+    """
+    owner = "select_pairs"
+    proba, scales, c = _check_estimator(estimator, owner)
+    n = proba.shape[0]
+    X = _check_X(X, owner)
+    if X.shape[0] != n:
+        raise ValueError(
+            f"The 'X' parameter of {owner} must hold the {n} training samples "
+            f"of the estimator (its proba_ has {n} rows); got {X.shape[0]} "
+            "samples."
+        )
+    validate_params(
+        {"n_pairs": n_pairs, "random_state": random_state},
+        {
+            "n_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
+            "random_state": check_random_state_param(),
+        },
+        owner,
+    )
+    must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
+    closure = link_closure(must, cannot, n, c)
+    rng = check_random_state(random_state)
+    return _select(proba, scales, closure, int(n_pairs), rng)
+
+
+def _check_estimator(estimator, owner):
+    """``proba_``, ``local_scales_`` and ``n_clusters_`` of a fitted
+    SMIClustering."""
+    from ._estimator import SMIClustering
+
+    if not isinstance(estimator, SMIClustering):
+        raise TypeError(
+            f"The 'estimator' parameter of {owner} must be a fitted "
+            f"SMIClustering; got {type(estimator).__name__}."
+        )
+    check_is_fitted(estimator, "proba_")
+    return (
+        np.asarray(estimator.proba_, dtype=np.float64),
+        np.asarray(estimator.local_scales_, dtype=np.float64),
+        int(estimator.n_clusters_),
+    )
+
+
+def _check_X(X, owner):
+    from .utils import check_numeric
+
+    check_numeric(X, owner=owner)
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(
+            f"The 'X' parameter of {owner} must be a 2-d array of shape "
+            f"(n_samples, n_features); got an array of shape {X.shape}."
+        )
+    return X
+
+
+# --------------------------------------------------------------------------
+# The loop
+# --------------------------------------------------------------------------
+
+
+class ActiveSMIClustering(ClusterMixin, BaseEstimator):
+    r"""SMIClustering that asks an oracle for links, a batch at a time.
+
+    Fits :class:`~smiclust.SMIClustering` without links, then repeats: select
+    ``batch_size`` pairs with the neighbourhood strategy of
+    :func:`select_pairs`, ask ``oracle(i, j)`` for each, refit with every
+    answer so far, until ``budget`` questions are asked or no pair is left to
+    ask. Links that the answers imply through the number of clusters (a
+    sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the last)
+    are added to the fit without a question.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of clusters ``c`` (known: the selection uses it).
+    budget : int, default=100
+        Largest number of questions asked.
+    batch_size : int, default=10
+        Questions per batch (one refit per batch), ``<= budget``.
+    n_neighbors, gamma, eta, violation_penalty, links, neighbor_algorithm, \
+eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
+        As in :class:`~smiclust.SMIClustering`. Parameters set to ``"auto"``
+        are searched on the first fit and every ``search_every`` batches;
+        between searches they stay at the last values chosen.
+    search_every : int, default=5
+        Batches between two full parameter searches.
+    random_state : int, RandomState instance or None, default=None
+        Every random choice (the fits, the selection's tie-breaks) flows from
+        it.
+    verbose : int, default=0
+        One line per batch on stderr when positive.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        ``estimator_.labels_``.
+    estimator_ : SMIClustering
+        The last fit, with every answer (and implied must-link).
+    must_link_, cannot_link_ : ndarray of shape (n_links, 2)
+        The oracle's "same" and "different" answers, ``i < j``, in asking
+        order.
+    inferred_must_link_ : ndarray of shape (n_inferred, 2)
+        Must-links the answers imply through ``n_clusters`` (not asked; used
+        in the fit with ``must_link_``).
+    unknown_pairs_ : ndarray of shape (n_unknown, 2)
+        Pairs answered ``None`` ("don't know"): never asked again, not links.
+    n_queries_ : int
+        Questions asked (``<= budget``), "don't know" included.
+    history_ : list of dict
+        Per fit: ``n_queries``, ``n_must``, ``n_cannot``, ``n_unknown``,
+        ``n_inferred``, ``n_neighbourhoods``, ``n_neighbors``, ``gamma``,
+        ``searched`` (whether the parameters were searched), ``select_seconds``,
+        ``fit_seconds``.
+    n_features_in_ : int
+
+    See Also
+    --------
+    select_pairs, smiclust.SMIClustering
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from smiclust import ActiveSMIClustering
+    >>> X, y = make_blobs(n_samples=60, centers=3, random_state=0)
+    >>> model = ActiveSMIClustering(3, budget=20, random_state=0)
+    >>> model.fit(X, lambda i, j: y[i] == y[j]).n_queries_ <= 20
+    True
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "budget": [Interval(numbers.Integral, 1, None, closed="left")],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "search_every": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": check_random_state_param(),
+        "verbose": [Interval(numbers.Integral, 0, None, closed="left"), bool],
+        "links": [Options({"closure", "paper"})],
+    }
+
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        budget=100,
+        batch_size=10,
+        n_neighbors="auto",
+        gamma="auto",
+        eta="auto",
+        violation_penalty=1.0,
+        links="closure",
+        neighbor_algorithm="auto",
+        eigen_solver="auto",
+        lsmi_n_centers=500,
+        lsmi_n_folds=5,
+        search_every=5,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.n_clusters = n_clusters
+        self.budget = budget
+        self.batch_size = batch_size
+        self.n_neighbors = n_neighbors
+        self.gamma = gamma
+        self.eta = eta
+        self.violation_penalty = violation_penalty
+        self.links = links
+        self.neighbor_algorithm = neighbor_algorithm
+        self.eigen_solver = eigen_solver
+        self.lsmi_n_centers = lsmi_n_centers
+        self.lsmi_n_folds = lsmi_n_folds
+        self.search_every = search_every
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    _MODEL_PARAMS = (
+        "n_neighbors",
+        "gamma",
+        "eta",
+        "violation_penalty",
+        "links",
+        "neighbor_algorithm",
+        "eigen_solver",
+        "lsmi_n_centers",
+        "lsmi_n_folds",
+        "n_jobs",
+    )
+
+    def _model(self, seed, fixed=None):
+        from ._estimator import SMIClustering
+
+        params = {name: getattr(self, name) for name in self._MODEL_PARAMS}
+        params.update(fixed or {})
+        return SMIClustering(self.n_clusters, random_state=seed, **params)
+
+    def fit(self, X, y=None, *, oracle=None):
+        """Ask an oracle up to ``budget`` questions and cluster ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : callable or array-like of shape (n_samples,), default=None
+            The oracle, given by position: ``fit(X, oracle)``. A callable
+            ``oracle(i, j)`` for sample indices ``i < j`` returns ``True``
+            (same cluster), ``False`` (different) or ``None`` (don't know). An
+            array of labels stands for the oracle ``y[i] == y[j]`` (a
+            simulation with known classes; scikit-learn passes ``y`` so).
+            ``None`` (and no ``oracle``): no question is asked, the fit is
+            :class:`~smiclust.SMIClustering` without links.
+        oracle : callable, default=None
+            The oracle by keyword (give ``y`` or ``oracle``, not both).
+
+        Returns
+        -------
+        self : ActiveSMIClustering
+        """
+        owner = type(self).__name__
+        validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
+        if self.batch_size > self.budget:
+            raise ValueError(
+                f"The 'batch_size' parameter of {owner} must be at most budget="
+                f"{self.budget}; got {self.batch_size}."
+            )
+        if y is not None and oracle is not None:
+            raise TypeError(
+                f"{owner}.fit takes the oracle once: as y (by position) or as "
+                "oracle, not both."
+            )
+        oracle = y if oracle is None else oracle
+        if not (oracle is None or callable(oracle) or hasattr(oracle, "__len__")):
+            raise TypeError(
+                f"The 'oracle' parameter of {owner}.fit must be a callable "
+                "oracle(i, j) -> True, False or None, or an array of labels; "
+                f"got {type(oracle).__name__}."
+            )
+        rng = check_random_state(self.random_state)
+        # the model's own checks (X, the SMIClustering parameters) run here,
+        # before any question is asked
+        model = self._model(draw_seeds(rng, 1)[0]).fit(X)
+        n = model.proba_.shape[0]
+        if oracle is not None and not callable(oracle):
+            oracle = _label_oracle(oracle, n, owner)
+        must, cannot, unknown = [], [], []
+        n_queries = 0
+        history = [self._record(model, 0, must, cannot, unknown, None, 0.0, True)]
+        fixed = None
+        batch = 0
+        while oracle is not None and n_queries < self.budget:
+            # one question at a time: each answer updates the closure the next
+            # selection sees; the model is refitted after each batch
+            t0 = time.perf_counter()
+            n_ask = min(self.batch_size, self.budget - n_queries)
+            asked = 0
+            for _ in range(n_ask):
+                closure = link_closure(
+                    _pairs(must), _pairs(cannot), n, int(model.n_clusters_)
+                )
+                pairs = _select(
+                    model.proba_, model.local_scales_, closure, 1, rng, set(unknown)
+                )
+                if not len(pairs):
+                    break
+                i, j = (int(v) for v in pairs[0])
+                answer = _ask(oracle, i, j, owner)
+                n_queries += 1
+                asked += 1
+                {True: must, False: cannot, None: unknown}[answer].append((i, j))
+            select_seconds = time.perf_counter() - t0
+            if not asked:
+                break
+            batch += 1
+            searched = batch % self.search_every == 0
+            if fixed is None or searched:
+                fixed = None
+            t0 = time.perf_counter()
+            closure = link_closure(
+                _pairs(must), _pairs(cannot), n, int(model.n_clusters_)
+            )
+            model = self._model(draw_seeds(rng, 1)[0], fixed).fit(
+                X,
+                must_link=_union(_pairs(must), closure.inferred_must),
+                cannot_link=_pairs(cannot),
+            )
+            fixed = {
+                name: getattr(model, name + "_")
+                for name in ("n_neighbors", "gamma", "eta")
+                if isinstance(getattr(self, name), str)
+            }
+            history.append(
+                self._record(
+                    model,
+                    n_queries,
+                    must,
+                    cannot,
+                    unknown,
+                    closure,
+                    select_seconds,
+                    searched or batch == 1,
+                    time.perf_counter() - t0,
+                )
+            )
+        self.estimator_ = model
+        self.labels_ = model.labels_
+        self.must_link_ = _pairs(must)
+        self.cannot_link_ = _pairs(cannot)
+        self.unknown_pairs_ = _pairs(unknown)
+        closure = link_closure(self.must_link_, self.cannot_link_, n, model.n_clusters_)
+        self.inferred_must_link_ = closure.inferred_must
+        self.n_queries_ = n_queries
+        self.history_ = history
+        self.n_features_in_ = model.n_features_in_
+        return self
+
+    def _record(
+        self, model, n_queries, must, cannot, unknown, closure, sel, searched, fit=0.0
+    ):
+        entry = {
+            "n_queries": n_queries,
+            "n_must": len(must),
+            "n_cannot": len(cannot),
+            "n_unknown": len(unknown),
+            "n_inferred": 0 if closure is None else len(closure.inferred_must),
+            "n_neighbourhoods": 0 if closure is None else len(closure.hoods),
+            "n_neighbors": int(model.n_neighbors_),
+            "gamma": float(model.gamma_),
+            "searched": bool(searched),
+            "select_seconds": sel,
+            "fit_seconds": fit,
+        }
+        if self.verbose:
+            import sys
+
+            print(entry, file=sys.stderr)
+        return entry
+
+    def predict(self, X):
+        """Cluster of new samples (``estimator_.predict``)."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(X)
+
+    def predict_proba(self, X):
+        """Class-posterior estimates of new samples
+        (``estimator_.predict_proba``)."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict_proba(X)
+
+
+def _label_oracle(labels, n_samples, owner):
+    """The oracle of known labels: ``labels[i] == labels[j]``."""
+    labels = np.asarray(labels)
+    if labels.shape != (n_samples,):
+        raise ValueError(
+            f"The 'oracle' parameter of {owner}.fit, given as labels, must have "
+            f"shape ({n_samples},) (one per sample of X); got shape {labels.shape}."
+        )
+
+    def oracle(i, j):
+        return bool(labels[i] == labels[j])
+
+    return oracle
+
+
+def _ask(oracle, i, j, owner):
+    answer = oracle(i, j)
+    if answer is None:
+        return None
+    if isinstance(answer, (bool, np.bool_)):
+        return bool(answer)
+    raise TypeError(
+        f"The oracle of {owner}.fit must return True, False or None; "
+        f"oracle({i}, {j}) returned {answer!r} of type {type(answer).__name__}."
+    )
+
+
+def _pairs(pairs):
+    return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+
+
+def _union(a, b):
+    if not len(b):
+        return a
+    both = np.vstack([a, b])
+    _, first = np.unique(both, axis=0, return_index=True)
+    return both[np.sort(first)]

@@ -1,0 +1,331 @@
+"""Active link selection (select_pairs) and the active loop
+(ActiveSMIClustering), against slow obvious references on tiny problems."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics import adjusted_rand_score
+
+from smiclust import ActiveSMIClustering, SMIClustering, select_pairs
+from smiclust.active import link_closure
+
+
+def _tiny(n=8, c=3, seed=0):
+    """``n`` samples in ``c`` loose blobs, a fitted model and the labels."""
+    rng = np.random.RandomState(seed)
+    y = np.arange(n) % c
+    rng.shuffle(y)
+    X = 3.0 * np.eye(c)[y][:, :2] + rng.normal(scale=0.8, size=(n, 2))
+    model = SMIClustering(c, n_neighbors=3, gamma=0.0, random_state=0).fit(X)
+    return X, y, model
+
+
+def _random_links(y, n_links, rng):
+    """Random pairs answered by the labels ``y`` (so consistent)."""
+    n = len(y)
+    pairs = np.array(list(itertools.combinations(range(n), 2)))
+    pairs = pairs[rng.choice(len(pairs), n_links, replace=False)]
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    return pairs[same].reshape(-1, 2), pairs[~same].reshape(-1, 2)
+
+
+def _entailed(must, cannot, n, c):
+    """Pairs whose answer every labelling with ``c`` labels satisfying the
+    links shares (exhaustive enumeration of the ``c ** n`` labellings)."""
+    agree = None
+    for labels in itertools.product(range(c), repeat=n):
+        y = np.array(labels)
+        if np.any(y[must[:, 0]] != y[must[:, 1]]):
+            continue
+        if np.any(y[cannot[:, 0]] == y[cannot[:, 1]]):
+            continue
+        same = y[:, None] == y[None, :]
+        if agree is None:
+            first, agree = same, np.ones((n, n), dtype=bool)
+        agree &= same == first
+    return {(i, j) for i in range(n) for j in range(i + 1, n) if agree[i, j]}
+
+
+def _closed_by_paths(must, cannot, n):
+    """Pairs decided by transitivity of must-links and lifting of cannot-links,
+    by breadth-first search on the must-link graph."""
+    neighbours = {i: set() for i in range(n)}
+    for i, j in must:
+        neighbours[i].add(j)
+        neighbours[j].add(i)
+    component = {}
+    for start in range(n):
+        if start in component:
+            continue
+        stack = [start]
+        component[start] = start
+        while stack:
+            u = stack.pop()
+            for v in neighbours[u]:
+                if v not in component:
+                    component[v] = start
+                    stack.append(v)
+    cannot_groups = {frozenset((component[i], component[j])) for i, j in cannot}
+    return {
+        (i, j)
+        for i in range(n)
+        for j in range(i + 1, n)
+        if component[i] == component[j]
+        or frozenset((component[i], component[j])) in cannot_groups
+    }
+
+
+def _as_set(pairs):
+    return {(int(i), int(j)) for i, j in pairs}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_select_pairs_never_asks_a_pair_the_links_decide(seed):
+    # random consistent links, 3 clusters: never a pair the closure decides
+    X, y, model = _tiny(8, 3, seed)
+    rng = np.random.RandomState(seed)
+    must, cannot = _random_links(y, 9, rng)
+    pairs = select_pairs(model, X, 20, must_link=must, cannot_link=cannot,
+                         random_state=seed)
+    assert pairs.shape[1] == 2 and len(pairs) >= 1
+    assert np.all(pairs[:, 0] < pairs[:, 1])
+    assert not _as_set(pairs) & _closed_by_paths(must, cannot, len(y))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_select_pairs_two_clusters_exact_against_enumeration(seed):
+    # with two clusters the links' consequences are a 2-colouring: every
+    # entailed pair, found by enumerating all labellings, is left out
+    X, y, model = _tiny(9, 2, seed)
+    rng = np.random.RandomState(seed)
+    must, cannot = _random_links(y, 6, rng)
+    pairs = select_pairs(model, X, 20, must_link=must, cannot_link=cannot,
+                         random_state=seed)
+    entailed = _entailed(must, cannot, len(y), 2)
+    assert not _as_set(pairs) & entailed
+    askable = {(i, j) for i in range(9) for j in range(i + 1, 9)} - entailed
+    assert (len(pairs) > 0) == bool(askable)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_select_pairs_loop_links_exact_against_enumeration(seed):
+    # links gathered by the selection itself, 3 clusters: never an entailed
+    # pair (n_clusters rule included), and pairs are proposed while any pair
+    # is undecided
+    X, y, model = _tiny(8, 3, seed)
+    must, cannot = np.empty((0, 2), int), np.empty((0, 2), int)
+    while True:
+        pairs = select_pairs(model, X, 1, must_link=must, cannot_link=cannot,
+                             random_state=seed)
+        entailed = _entailed(must, cannot, len(y), 3)
+        undecided = {(i, j) for i in range(8) for j in range(i + 1, 8)} - entailed
+        assert not _as_set(pairs) & entailed
+        if not len(pairs):
+            assert not undecided
+            break
+        i, j = pairs[0]
+        if y[i] == y[j]:
+            must = np.vstack([must, pairs])
+        else:
+            cannot = np.vstack([cannot, pairs])
+    assert len(must) + len(cannot) < 8 * 7 // 2
+
+
+def test_link_closure_n_clusters_rule():
+    # 0, 1, 2 pairwise different; 3 differs from 0 and 1, so it is with 2
+    closure = link_closure(
+        np.empty((0, 2), int), np.array([[0, 1], [0, 2], [1, 2], [0, 3], [1, 3]]),
+        5, 3,
+    )
+    assert closure.group[3] == closure.group[2]
+    assert closure.inferred_must.tolist() == [[2, 3]]
+    assert closure.known(0, 3) and closure.known(2, 3) and not closure.known(3, 4)
+    # with four clusters nothing more is implied
+    closure = link_closure(
+        np.empty((0, 2), int), np.array([[0, 1], [0, 2], [1, 2], [0, 3], [1, 3]]),
+        5, 4,
+    )
+    assert closure.group[3] != closure.group[2] and not closure.known(2, 3)
+
+
+def test_select_pairs_batch_has_no_near_duplicates():
+    X, y, model = _tiny(30, 3, 1)
+    must = np.array([[0, 1], [1, 2]])
+    cannot = np.array([[0, 3], [3, 4]])
+    pairs = select_pairs(model, X, 12, must_link=must, cannot_link=cannot,
+                         random_state=0)
+    assert len(pairs) == 12
+    assert len(_as_set(pairs)) == len(pairs)
+    # one question per pair of groups (the closure puts 0, 1, 2 together)
+    closure = link_closure(must, cannot, 30, 3)
+    group = closure.group
+    group_pairs = {frozenset((group[i], group[j])) for i, j in pairs}
+    assert len(group_pairs) == len(pairs)
+    # each sample outside the neighbourhoods asked about once; a neighbourhood
+    # spreads its questions over its members (3 members here: 0, 1, 2)
+    values, counts = np.unique(pairs, return_counts=True)
+    in_hood = np.isin(group[values], closure.hoods)
+    assert np.all(counts[~in_hood] == 1)
+    assert set(closure.hoods) == {group[0], group[3]}
+    big = np.isin(values, [0, 1, 2])
+    assert counts[big].max() - counts[big].min() <= 1
+
+
+def test_select_pairs_deterministic_and_inputs_unchanged():
+    X, y, model = _tiny(30, 3, 2)
+    must = np.array([[0, 1]])
+    cannot = np.array([[0, 2]])
+    X0, must0, cannot0 = X.copy(), must.copy(), cannot.copy()
+    proba0 = model.proba_.copy()
+    a = select_pairs(model, X, 5, must_link=must, cannot_link=cannot,
+                     random_state=3)
+    b = select_pairs(model, X, 5, must_link=must, cannot_link=cannot,
+                     random_state=np.random.RandomState(3))
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(must, must0)
+    np.testing.assert_array_equal(cannot, cannot0)
+    np.testing.assert_array_equal(model.proba_, proba0)
+
+
+def test_select_pairs_fewer_rows_when_little_is_left():
+    X, y, model = _tiny(6, 2, 0)
+    # everything decided: 0..2 one group, 3..5 the other
+    must = np.array([[0, 1], [1, 2], [3, 4], [4, 5]])
+    cannot = np.array([[0, 3]])
+    pairs = select_pairs(model, X, 4, must_link=must, cannot_link=cannot)
+    assert pairs.shape == (0, 2)
+
+
+def test_select_pairs_validation():
+    X, y, model = _tiny(10, 2, 0)
+    cases = [
+        (dict(estimator=object()), TypeError, "'estimator' parameter of "
+         "select_pairs must be a fitted SMIClustering; got object"),
+        (dict(X=X[:5]), ValueError, "'X' parameter of select_pairs must hold "
+         "the 10 training samples .* got 5 samples"),
+        (dict(X=X[:, 0]), ValueError, "select_pairs expects 'X' of shape "
+         r"\(n_samples, n_features\); got shape \(10,\)"),
+        (dict(n_pairs=0), ValueError, "'n_pairs' parameter of select_pairs must "
+         "be an int in the range"),
+        (dict(n_pairs=1.5), TypeError, "'n_pairs' parameter of select_pairs"),
+        (dict(must_link=[[0, 10]]), ValueError, "'must_link' parameter of "
+         "select_pairs"),
+        (dict(cannot_link=[[0, 0]]), ValueError, "'cannot_link' parameter of "
+         "select_pairs must link two different samples"),
+        (dict(random_state="a"), TypeError, "'random_state' parameter of "
+         "select_pairs"),
+    ]
+    for change, error, match in cases:
+        kwargs = dict(estimator=model, X=X, n_pairs=2)
+        kwargs.update(change)
+        est, X_, n = kwargs.pop("estimator"), kwargs.pop("X"), kwargs.pop("n_pairs")
+        with pytest.raises(error, match=match):
+            select_pairs(est, X_, n, **kwargs)
+    with pytest.raises(NotFittedError):
+        select_pairs(SMIClustering(2), X, 2)
+
+
+@pytest.fixture
+def four_blobs():
+    rng = np.random.RandomState(0)
+    centers = 6.0 * np.array([[0, 0], [1, 0], [0, 1], [1, 1]])
+    y = np.repeat(np.arange(4), 25)
+    X = centers[y] + rng.normal(scale=1.2, size=(100, 2))
+    return X, y
+
+
+def test_active_loop_reaches_the_labels(four_blobs):
+    X, y = four_blobs
+    X0 = X.copy()
+    asked = []
+
+    def oracle(i, j):
+        asked.append((i, j))
+        return y[i] == y[j]  # np.bool_ is accepted
+
+    model = ActiveSMIClustering(4, budget=30, batch_size=10, random_state=0)
+    model.fit(X, oracle)
+    np.testing.assert_array_equal(X, X0)
+    assert model.n_queries_ == len(asked) <= 30
+    assert adjusted_rand_score(y, model.labels_) >= 0.95
+    assert len(set(asked)) == len(asked)
+    # the links are the answers, and the model respects them
+    assert np.all(y[model.must_link_[:, 0]] == y[model.must_link_[:, 1]])
+    assert np.all(y[model.cannot_link_[:, 0]] != y[model.cannot_link_[:, 1]])
+    assert len(model.must_link_) + len(model.cannot_link_) == model.n_queries_
+    assert [h["n_queries"] for h in model.history_][-1] == model.n_queries_
+    np.testing.assert_array_equal(model.labels_, model.estimator_.labels_)
+    np.testing.assert_array_equal(model.predict(X[:7]),
+                                  model.estimator_.predict(X[:7]))
+    np.testing.assert_allclose(model.predict_proba(X[:7]),
+                               model.estimator_.predict_proba(X[:7]))
+    # labels as the oracle: the same run
+    again = ActiveSMIClustering(4, budget=30, batch_size=10, random_state=0)
+    np.testing.assert_array_equal(again.fit(X, y).labels_, model.labels_)
+
+
+def test_active_dont_know_is_never_asked_again(four_blobs):
+    X, y = four_blobs
+    asked = []
+
+    def oracle(i, j):
+        asked.append((i, j))
+        return None if (i + j) % 3 == 0 else bool(y[i] == y[j])
+
+    model = ActiveSMIClustering(4, budget=40, batch_size=8, random_state=1)
+    model.fit(X, oracle=oracle)
+    unknown = _as_set(model.unknown_pairs_)
+    assert unknown and len(asked) == len(set(asked)) == model.n_queries_ <= 40
+    assert not unknown & (_as_set(model.must_link_) | _as_set(model.cannot_link_))
+    assert model.n_queries_ == len(unknown) + len(model.must_link_) + len(
+        model.cannot_link_
+    )
+
+
+def test_active_stops_when_nothing_is_left():
+    X, y, _ = _tiny(8, 2, 0)
+    model = ActiveSMIClustering(2, budget=100, batch_size=5, n_neighbors=3,
+                                random_state=0).fit(X, y)
+    assert model.n_queries_ < 100
+    assert adjusted_rand_score(y, model.labels_) == 1
+
+
+def test_active_no_oracle_is_the_plain_fit(four_blobs):
+    X, y = four_blobs
+    model = ActiveSMIClustering(4, random_state=0).fit(X)
+    assert model.n_queries_ == 0 and model.must_link_.shape == (0, 2)
+
+
+@pytest.mark.parametrize(
+    "params, oracle, error, match",
+    [
+        (dict(budget=0), None, ValueError, "'budget' parameter of "
+         "ActiveSMIClustering must be an int in the range"),
+        (dict(budget=5, batch_size=6), None, ValueError, "'batch_size' parameter "
+         "of ActiveSMIClustering must be at most budget=5; got 6"),
+        (dict(batch_size=1.0), None, TypeError, "'batch_size' parameter of "
+         "ActiveSMIClustering"),
+        (dict(links="x"), None, ValueError, "'links' parameter of "
+         "ActiveSMIClustering"),
+        ({}, 3, TypeError, "'oracle' parameter of ActiveSMIClustering.fit must "
+         "be a callable"),
+        ({}, np.zeros(3), ValueError, "given as labels, must have shape "
+         r"\(100,\) .* got shape \(3,\)"),
+        ({}, lambda i, j: 1, TypeError, r"oracle of ActiveSMIClustering.fit must "
+         r"return True, False or None; oracle\(\d+, \d+\) returned 1 of type int"),
+        ({}, lambda i, j: "yes", TypeError, "returned 'yes' of type str"),
+    ],
+)
+def test_active_validation(four_blobs, params, oracle, error, match):
+    X, y = four_blobs
+    with pytest.raises(error, match=match):
+        ActiveSMIClustering(4, **params).fit(X, oracle)
+
+
+def test_active_oracle_given_twice(four_blobs):
+    X, y = four_blobs
+    with pytest.raises(TypeError, match="takes the oracle once"):
+        ActiveSMIClustering(4).fit(X, y, oracle=lambda i, j: True)
