@@ -3,8 +3,10 @@ import pickle
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy.sparse.csgraph import connected_components
 from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
+from sklearn.neighbors import kneighbors_graph
 
 from smiclust import SMIClustering, sample_links, smi_clustering
 from smiclust.constraints import count_violations
@@ -53,7 +55,14 @@ def test_without_links_only_t_is_searched(blobs3):
     X, y = blobs3
     model = SMIClustering(3, random_state=0).fit(X)
     res = model.tuning_results_
-    assert res["param_n_neighbors"].tolist() == list(range(1, 11))
+    # the default searches the t whose kNN graph has at most 3 components
+    connected = []
+    for t in range(1, 11):
+        A = kneighbors_graph(X, t)
+        if connected_components(A, directed=False)[0] <= 3:
+            connected.append(t)
+    assert connected and connected != list(range(1, 11))
+    assert res["param_n_neighbors"].tolist() == connected
     assert set(res["param_gamma"]) == {0.0} and set(res["param_eta"]) == {0.0}
     assert adjusted_rand_score(y, model.labels_) == 1.0
 

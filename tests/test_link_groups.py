@@ -14,13 +14,14 @@ from smiclust.constraints import encode_partial_labels, pairs_from_labels
 from smiclust.kernels import local_scaling_kernel, modified_kernel
 from smiclust.link_groups import (
     closed_links,
+    group_block_weights,
     group_labels,
     groups_from_labels,
     link_groups,
     off_group_kernel,
 )
 from smiclust.link_operator import GroupSMICOperator, dense_smic_matrix
-from smiclust.solver import solve_smic, solve_smic_groups
+from smiclust.solver import LinkSet, solve_links, solve_smic, solve_smic_groups
 
 
 def _brute_closure(must, cannot, n):
@@ -103,6 +104,49 @@ def test_group_operator_is_the_papers_U_of_the_closed_links(seed, gamma, eta):
     assert_allclose(b.eigenvalues, a.eigenvalues, rtol=1e-8)
     assert_allclose(np.abs(b.eigenvectors.T @ a.eigenvectors), np.eye(2), atol=1e-6)
     assert_allclose(b.affinity.toarray(), K_mod.toarray(), atol=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weighted_group_blocks_against_a_dense_reference(seed):
+    """K' = K_off + G diag(w) G^T entry by entry, U = K' B K' with B of the
+    explicit closed links, and the solve of solve_links on it."""
+    rng = np.random.RandomState(seed)
+    y = np.repeat([0, 1, 2], 15)
+    X = rng.normal(size=(45, 3)) + 3 * y[:, None]
+    must, cannot = sample_links(y, 60, random_state=seed)
+    K = local_scaling_kernel(X, 3)
+    groups = link_groups(must, cannot, 45)
+    K_off = off_group_kernel(K, groups)
+    w = group_block_weights(K_off, groups)
+    # brute force: median of the off-group row sums, each group capped at 1
+    degree = [sum(K_off[i, j] for j in range(45)) for i in range(45)]
+    typical = max(np.median(degree), 1.0)
+    expected = [min(1.0, typical / np.sum(groups.group == a))
+                for a in range(groups.n_groups)]
+    assert_allclose(w, expected)
+    assert w.min() < 1.0  # the test has groups larger than the typical degree
+    K_dense = K_off.toarray()
+    for i, j in itertools.product(range(45), repeat=2):
+        if groups.group[i] == groups.group[j]:
+            K_dense[i, j] = w[groups.group[i]]
+    closed_must, closed_cannot = closed_links(groups)
+    U = dense_smic_matrix(K_dense, closed_must, closed_cannot, 0.7, 0.0)
+    op = GroupSMICOperator(K_off, groups, 0.7, 0.0, w)
+    assert_allclose(op.apply_kernel(np.eye(45)), K_dense, atol=1e-14)
+    assert_allclose(op.kernel_matrix().toarray(), K_dense, atol=1e-14)
+    V = rng.normal(size=(45, 3))
+    assert_allclose(op @ V, U @ V, rtol=1e-10, atol=1e-10)
+    sol = solve_links(K, LinkSet(must, cannot, groups=groups), 3, 0.7, 0.0,
+                      random_state=0)
+    top = np.linalg.eigvalsh(U)[::-1][:3]
+    assert_allclose(np.sort(sol.eigenvalues)[::-1], top, rtol=1e-8)
+    assert_allclose(sol.affinity.toarray(), K_dense, atol=1e-14)
+
+
+def test_groups_within_the_typical_degree_keep_weight_one():
+    K = local_scaling_kernel(np.arange(12.0)[:, None], 3)
+    groups = link_groups(np.array([[0, 1]]), np.empty((0, 2), int), 12)
+    assert_array_equal(group_block_weights(off_group_kernel(K, groups), groups), 1.0)
 
 
 def _brute_group_labels(S, groups, c):

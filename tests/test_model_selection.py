@@ -12,6 +12,7 @@ from smiclust.constraints import check_constraints
 from smiclust.lsmi import LSMIDesign
 from smiclust.model_selection import (
     candidate_grid,
+    connected_neighbors_grid,
     search_parameters,
     selection_criterion,
 )
@@ -185,3 +186,28 @@ def test_repeated_grid_values_are_solved_once():
     X, _ = make_blobs(80, centers=2, random_state=0)
     model = SMIClustering(2, n_neighbors=[5, 5, 3, 5], random_state=0).fit(X)
     assert model.tuning_results_["param_n_neighbors"].tolist() == [5, 3]
+
+
+def test_connected_grid_keeps_the_t_with_few_components_or_the_fewest():
+    """Four blobs of 12 points: no t <= 10 joins them, so for 2 clusters the
+    largest t with the fewest components is kept; a must-link chain joining
+    the blobs makes every t with connected blobs acceptable."""
+    rng = np.random.RandomState(0)
+    X = np.repeat(np.arange(4) * 100.0, 12)[:, None] + rng.normal(size=(48, 1))
+    graph = nearest_neighbors(X, 10, random_state=0)
+    none = np.empty((0, 2), dtype=int)
+    assert connected_neighbors_grid(graph, list(range(1, 11)), none, 2) == [10]
+    assert connected_neighbors_grid(graph, list(range(1, 11)), none, 4)[-1] == 10
+    chain = np.array([[0, 12], [12, 24], [24, 36]])
+    kept = connected_neighbors_grid(graph, list(range(1, 11)), chain, 2)
+    # brute force: components of the t-NN graph plus the chain
+    from scipy.sparse.csgraph import connected_components
+    from sklearn.neighbors import kneighbors_graph
+    expected = []
+    for t in range(1, 11):
+        A = kneighbors_graph(X, t).tolil()
+        for i, j in chain:
+            A[i, j] = 1
+        if connected_components(A.tocsr(), directed=False)[0] <= 2:
+            expected.append(t)
+    assert kept == expected and 10 in kept

@@ -33,6 +33,7 @@ from .model_selection import (
     DEFAULT_GAMMAS,
     DEFAULT_N_NEIGHBORS,
     candidate_grid,
+    connected_neighbors_grid,
     search_parameters,
 )
 from .n_clusters import choose_n_clusters
@@ -393,6 +394,10 @@ default=None
         else:
             self.n_clusters_scores_ = None
         self.n_clusters_ = inputs.n_clusters
+        if self.links == "closure" and isinstance(self.n_neighbors, str):
+            t_grid = connected_neighbors_grid(
+                graph, t_grid, inputs.must_link, inputs.n_clusters
+            )
         self._warn_unused_weights(inputs)
         candidates = self._candidate_grid(
             t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None

@@ -103,9 +103,15 @@ class GroupSMICOperator(LinearOperator):
     groups : LinkGroups
     gamma, eta : float
         Link weights, both ``>= 0``.
+    block_weights : ndarray of shape (n_groups,), default=None
+        Weights :math:`w` of the group blocks of the kernel,
+        :math:`K' = K_{\mathrm{off}} + G\,\mathrm{diag}(w)\,G^\top`
+        (:func:`smiclust.link_groups.group_block_weights`); ``None``: 1 each,
+        the kernel of the explicit closed links. :math:`M` and :math:`C` are
+        not weighted.
     """
 
-    def __init__(self, K_off, groups, gamma, eta):
+    def __init__(self, K_off, groups, gamma, eta, block_weights=None):
         n = K_off.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
         self.K_off = K_off
@@ -113,14 +119,28 @@ class GroupSMICOperator(LinearOperator):
         self.GT = groups.indicator.T.tocsr()
         self.cannot_matrix = groups.cannot_matrix
         self.sizes = groups.sizes.astype(np.float64)
+        self.block_weights = (
+            None if block_weights is None
+            else np.asarray(block_weights, dtype=np.float64)
+        )
         self.gamma = float(gamma)
         self.eta = float(eta)
         #: number of vectors U has been applied to (a block of k counts k)
         self.n_applied = 0
 
     def apply_kernel(self, W):
-        r"""Return :math:`K' W = K_{\mathrm{off}}W + G(G^\top W)`."""
-        return self.K_off @ W + self.G @ (self.GT @ W)
+        r"""Return :math:`K' W = K_{\mathrm{off}}W + G\,\mathrm{diag}(w)(G^\top W)`."""
+        Z = self.GT @ W
+        if self.block_weights is not None:
+            Z = Z * (self.block_weights if Z.ndim == 1 else self.block_weights[:, None])
+        return self.K_off @ W + self.G @ Z
+
+    def kernel_matrix(self):
+        """The sparse :math:`K'` (its group blocks stored entry by entry)."""
+        w = self.block_weights
+        if w is None:
+            w = np.ones(self.G.shape[1])
+        return (self.K_off + self.G @ sp.diags(w) @ self.GT).tocsr()
 
     def apply_middle(self, W):
         """Return :math:`B W` for a vector or block ``W``."""

@@ -28,7 +28,9 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
+from scipy.sparse.csgraph import connected_components
 
 from .constraints import link_violations
 from .kernels import local_scaling_kernel_from_neighbors
@@ -41,6 +43,7 @@ __all__ = [
     "CLOSURE_GAMMAS",
     "CLOSURE_ETAS",
     "candidate_grid",
+    "connected_neighbors_grid",
     "selection_criterion",
     "SearchResult",
     "search_parameters",
@@ -365,3 +368,30 @@ def _score_labelings(labels, lsmi_design, n_jobs, verbose):
         _progress(verbose, f"scored {len(scored)}/{len(unique)} labellings")
     by_key = dict(zip(unique, scored))
     return [by_key[k] for k in keys]
+
+
+def connected_neighbors_grid(graph, t_grid, must_link, n_clusters):
+    """The ``t`` of ``t_grid`` whose kNN graph, with the must-links, has at
+    most ``n_clusters`` connected components.
+
+    A kernel with more components than clusters leaves SMIC's leading
+    eigenvectors on the components (each an eigenvector of eigenvalue 1 of
+    the normalised kernel), and LSMI scores such crisp labellings highly: on
+    digits500 with 20 % of the samples labelled, the criterion chose
+    ``t = 1`` (36 components, ARI 0.22 against 0.61-0.68 for ``t >= 2``).
+    When no ``t`` is connected enough, the one with the fewest components is
+    kept (the largest on ties).
+    """
+    n = graph.n_samples
+    ml = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
+    counts = []
+    for t in t_grid:
+        rows = np.concatenate([np.repeat(np.arange(n), t), ml[:, 0]])
+        cols = np.concatenate([graph.indices[:, :t].ravel(), ml[:, 1]])
+        pattern = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+        counts.append(connected_components(pattern, directed=False)[0])
+    kept = [t for t, k in zip(t_grid, counts) if k <= n_clusters]
+    if kept:
+        return kept
+    fewest = min(counts)
+    return [max(t for t, k in zip(t_grid, counts) if k == fewest)]

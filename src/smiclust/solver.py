@@ -30,7 +30,7 @@ from .labeling import (
     fix_signs,
     uncovered_rows,
 )
-from .link_groups import group_labels, off_group_kernel
+from .link_groups import group_block_weights, group_labels, off_group_kernel
 from .link_operator import GroupSMICOperator, SMICOperator
 
 __all__ = [
@@ -154,6 +154,7 @@ def solve_smic_groups(
     tol=0.0,
     max_iter=None,
     warm_start=None,
+    block_weights=None,
 ):
     """Solve 3SMIC on closed links (must-link groups, lifted cannot-links).
 
@@ -166,6 +167,8 @@ def solve_smic_groups(
 
     Prior validation is assumed: ``K_off`` from
     :func:`smiclust.link_groups.off_group_kernel`, ``gamma, eta >= 0``.
+    ``block_weights`` weight the group blocks of :math:`K'`
+    (:class:`~smiclust.link_operator.GroupSMICOperator`; ``None``: 1 each).
 
     Returns
     -------
@@ -174,7 +177,7 @@ def solve_smic_groups(
         group blocks hold at most 20 times the entries of ``K_off``, else
         ``None`` (it would be too dense to store).
     """
-    op = GroupSMICOperator(K_off, groups, gamma, eta)
+    op = GroupSMICOperator(K_off, groups, gamma, eta, block_weights)
     graph, cannot_edges = _group_graph(K_off, groups)
     solution = _solve_operator(
         op,
@@ -189,7 +192,7 @@ def solve_smic_groups(
     sizes = groups.sizes.astype(np.float64)
     affinity = None
     if sizes @ sizes <= 20.0 * max(K_off.nnz, K_off.shape[0]):
-        affinity = (K_off + op.G @ op.GT).tocsr()
+        affinity = op.kernel_matrix()
     return replace(solution, affinity=affinity, graph=graph)
 
 
@@ -295,9 +298,10 @@ def solve_links(
     ``prepared`` is :func:`prepare_kernel` of ``K`` (computed when ``None``);
     ``solver_options`` go to :func:`solve_smic` / :func:`solve_smic_groups`
     (``eigen_solver``, ``random_state``, ``tol``, ``max_iter``,
-    ``warm_start``). With closed links the labels are
-    :func:`smiclust.link_groups.group_labels` of the scores, and the columns
-    are re-ordered so that clusters with samples come first.
+    ``warm_start``). With closed links the group blocks of :math:`K'` are
+    weighted by :func:`smiclust.link_groups.group_block_weights`, the labels
+    are :func:`smiclust.link_groups.group_labels` of the scores, and the
+    columns are re-ordered so that clusters with samples come first.
 
     Returns
     -------
@@ -312,7 +316,8 @@ def solve_links(
             cannot_weight=links.cannot_weight, **solver_options,
         )
     solution = solve_smic_groups(
-        prepared, links.groups, n_clusters, gamma, eta, **solver_options
+        prepared, links.groups, n_clusters, gamma, eta,
+        block_weights=group_block_weights(prepared, links.groups), **solver_options,
     )
     scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
     labels = group_labels(scores, links.groups, n_clusters)
