@@ -546,3 +546,25 @@ def test_image_view_draws_both_rows(colour):
     small = ask.image_view(a, b, (6, 8), ("l", "r"), low=0.0, high=1.0, width=12,
                            height=40, colour=False)
     assert len(small[1]) == 4 + 4 + 4  # halved to fit the width
+
+
+def test_budget_zero_fits_on_the_file_and_asks_nothing(tmp_path):
+    data = tmp_path / "data.csv"
+    np.savetxt(data, np.arange(20.0).reshape(10, 2), delimiter=",")
+    (tmp_path / "links.csv").write_text("i,j,answer\n0,1,must\n0,9,cannot\n")
+    before = (tmp_path / "links.csv").read_bytes()
+
+    def select(*args, **kwargs):
+        raise AssertionError("no question with --budget 0")
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    args = _args(tmp_path, data, budget=0, out=tmp_path / "out.csv")
+    with contextlib.redirect_stderr(stderr):
+        code = ask.run(args, select=select, stdin=io.StringIO(""), stdout=stdout)
+    assert code == 0 and "question" not in stdout.getvalue()
+    assert "2 answers already in" in stdout.getvalue()
+    summary = summary_of(stderr.getvalue())
+    assert (summary["n_must_link"], summary["n_cannot_link"]) == (1, 1)
+    assert summary["n_asked_now"] == 0 and summary["n_violations"] == 0
+    assert (tmp_path / "links.csv").read_bytes() == before
+    assert len(answers_in(tmp_path / "out.csv")) == 1 + 10
