@@ -541,7 +541,7 @@ class Session:
 
         select = self.select
         if select is None:
-            from ..active import select_pairs as select
+            from .. import select_pairs as select
         model = self.fit(quiet_warnings=True)
         must, cannot = links_of(self.answers)
         asked = {(min(i, j), max(i, j)) for i, j, _ in self.answers}
