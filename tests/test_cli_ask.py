@@ -156,6 +156,13 @@ def test_session_saves_each_answer_at_once_then_fits(work):
             break
         number, budget, a, b = question
         assert (number, budget) == (len(expected) + 1, 5)
+        # the two rows' values side by side, one line per feature
+        shown = s.stdout.rsplit(f"question {number} of 5: {a} and {b}\n", 1)[1]
+        table = shown.splitlines()[:23]
+        assert table[0].split() == ["feature", a, b]
+        assert [line.split()[0] for line in table[1:]] == [f"x{k}" for k in
+                                                           range(22)]
+        assert all(len(line.split()) == 3 for line in table[1:])
         # the file holds every answer given so far, before the next question
         rows = answers_in(links) if expected else []
         assert rows[1:] == expected
