@@ -53,6 +53,7 @@ import sys
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
@@ -333,30 +334,66 @@ def write_records(rows, path):
             writer.writerow(row)
 
 
+@contextmanager
+def _locked(path):
+    """Hold an exclusive lock for the CSV ``path`` (several runs may share
+    it); the lock file is in the temporary directory."""
+    import fcntl
+    import hashlib
+    import tempfile
+
+    tag = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12]
+    with open(os.path.join(tempfile.gettempdir(), f"active_learning-{tag}.lock"),
+              "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def merge_records(new, path):
+    """Put ``new`` rows into the CSV at ``path`` (replacing rows of the same
+    data set, method, seed and budget), re-reading it under a lock."""
+    keys = {_key(r) for r in new}
+    with _locked(path):
+        rows = [r for r in read_records(path) if _key(r) not in keys]
+        write_records(rows + list(new), path)
+
+
 def _key(row):
     return (row["dataset"], row["preprocessing"], row["method"], int(row["seed"]),
             int(row["budget"]))
 
 
 def _commit():
+    """Short hash of HEAD, ``+dirty`` when ``src`` has uncommitted changes
+    (run from a clean export with ``PYTHONPATH`` and ``--commit`` then)."""
+    here = os.path.dirname(os.path.abspath(__file__))
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True, check=True,
-                              cwd=os.path.dirname(os.path.abspath(__file__))
-                              ).stdout.strip()
+                              cwd=here).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "../src"],
+                               capture_output=True, text=True, check=True,
+                               cwd=here).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return ""
+    return head + ("+dirty" if dirty else "")
 
 
 def run(args):
     budgets = tuple(sorted(args.budgets))
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    options = {"per_budget": args.active_per_budget, "commit": _commit()}
-    rows = read_records(args.out)
+    options = {"per_budget": args.active_per_budget,
+               "commit": args.commit or _commit()}
     if args.redo:
-        redo = set(args.redo)
-        rows = [r for r in rows if r["method"] not in redo
-                or r["dataset"] not in args.datasets]
+        with _locked(args.out):
+            rows = [r for r in read_records(args.out)
+                    if r["method"] not in args.redo
+                    or r["dataset"] not in args.datasets]
+            write_records(rows, args.out)
+    rows = read_records(args.out)
     done = {_key(r) for r in rows}
     todo = [u for u in units(args.datasets, args.methods, seeds, budgets,
                              args.uci_preprocessing, options)
@@ -365,12 +402,9 @@ def run(args):
           file=sys.stderr, flush=True)
 
     def finished(unit, new):
-        nonlocal rows
         if not new:
             return
-        keys = {_key(r) for r in new}
-        rows = [r for r in rows if _key(r) not in keys] + new
-        write_records(rows, args.out)
+        merge_records(new, args.out)
         ok = [r for r in new if r["status"] == "ok"]
         text = ", ".join(f"{r['budget']}: {r['ari']:.2f}" for r in ok) \
             or new[0]["error"]
@@ -651,6 +685,10 @@ def main(argv=None):
                              "gives every budget from one run")
     parser.add_argument("--redo", nargs="+", default=(), choices=METHODS,
                         help="drop these methods' records first (re-measure)")
+    parser.add_argument("--commit", default="",
+                        help="code version recorded with the runs (default: "
+                             "git HEAD of this checkout, +dirty when src/ has "
+                             "uncommitted changes)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="benchmarks/active_learning.csv")
     parser.add_argument("--report", metavar="MARKDOWN",
