@@ -33,9 +33,15 @@ QUESTION = re.compile(r"question (\d+) of (\d+): (\S+) and (\S+)")
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def _env():
+def _env(*, terminal=None):
+    """The environment of a run: no NO_COLOR, one BLAS thread; the terminal size
+    ``(columns, lines)`` that ``shutil.get_terminal_size`` reports (None: the
+    real one, for tmux)."""
     env = dict(os.environ)
-    env.pop("NO_COLOR", None)
+    for name in ("NO_COLOR", "COLUMNS", "LINES"):
+        env.pop(name, None)
+    if terminal is not None:
+        env["COLUMNS"], env["LINES"] = map(str, terminal)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(name, "1")
     return env
@@ -72,7 +78,7 @@ class Asker:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "smiclust", "ask", *map(str, args)], cwd=cwd,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=_env())
+            env=_env(terminal=(100, 40)))
         self.chunks = {"out": [], "err": []}
         self.readers = [threading.Thread(target=self._read, args=(stream, key),
                                          daemon=True)
