@@ -3,6 +3,9 @@
 ``--config beyond`` runs instead the comparison of the library's default with
 the paper's methods and the peers (:func:`smiclust.experiments.beyond_config`)
 and writes its own report (:func:`smiclust.experiments.write_beyond_report`).
+``--config noise`` (and its small ``noise-quick``) runs the noise protocol, a
+fraction of the links flipped (:func:`smiclust.experiments.noise_config`),
+and writes its report (:func:`smiclust.experiments.write_noise_report`).
 
 Runs 3SMIC, SL, CSC (and, when installed, the peers of the ``bench`` extra)
 on the paper's data sets with more and more random links, appends one record
@@ -20,10 +23,13 @@ from ._common import UsageError
 DEFAULT_OUT = "smiclust-reproduce"
 DEFAULT_OUT_QUICK = "smiclust-reproduce-quick"
 DEFAULT_OUT_BEYOND = "smiclust-beyond"
+DEFAULT_OUT_NOISE = "smiclust-noise"
 #: --config name -> (config function name, default output directory).
 CONFIGS = {"full": ("full_config", DEFAULT_OUT),
            "quick": ("quick_config", DEFAULT_OUT_QUICK),
-           "beyond": ("beyond_config", DEFAULT_OUT_BEYOND)}
+           "beyond": ("beyond_config", DEFAULT_OUT_BEYOND),
+           "noise": ("noise_config", DEFAULT_OUT_NOISE),
+           "noise-quick": ("noise_quick_config", DEFAULT_OUT_NOISE + "-quick")}
 
 
 def add_parser(subparsers):
@@ -40,16 +46,19 @@ def add_parser(subparsers):
             "resumed run; the figures and OUT/report.md (claims of the paper "
             "with verdicts) are computed from them. The full run takes hours; "
             "--quick about a minute. --config beyond compares the library's "
-            "default with them (win table, ARI on the samples in no link). OUT "
+            "default with them (win table, ARI on the samples in no link); "
+            "--config noise flips 0-30 % of the links (must <-> cannot) and "
+            "checks the default against the same model without links and the "
+            "hard-constraint peers, with its suspect links scored "
+            "(--config noise-quick: a few seconds). OUT "
             "is refused (exit 2, nothing written) when it is a file, when "
             "another 'smiclust reproduce' is writing to it, or when it holds a "
             "file this command did not write: a records.csv whose first line is"
             " not the records header, a config.json that is not a JSON object "
             "with the keys name, seeds, datasets and methods, or a report.md "
-            "that does not start with '# Reproduction of the 3SMIC "
-            "experiments'. Every file is replaced whole (records are appended a"
-            " line at a time), so an interrupted run leaves the previous files "
-            "intact."
+            "that does not start with the title of one of its reports. Every "
+            "file is replaced whole (records are appended a line at a time), so "
+            "an interrupted run leaves the previous files intact."
         ),
     )
     p.add_argument("--config", choices=tuple(CONFIGS), default=None,
@@ -58,7 +67,12 @@ def add_parser(subparsers):
                         "against 3SMIC, SL, CSC, COBS, LabelSpreading and the "
                         "peers on faces100, parkinson, sonar and digits500, 5 "
                         "seeds, random pairs and partial labels, with ARI on the "
-                        f"unlinked samples (default --out {DEFAULT_OUT_BEYOND})")
+                        f"unlinked samples (default --out {DEFAULT_OUT_BEYOND}); "
+                        "noise: 0, 5, 10, 20, 30 %% of the links flipped at two "
+                        "link levels on those data sets (raw), the default with "
+                        "and without links, 3SMIC, COPKMeans, PCKMeans, CSC t=4 "
+                        f"(default --out {DEFAULT_OUT_NOISE}); noise-quick: its "
+                        "small version")
     p.add_argument("--quick", action="store_true",
                    help="small version: parkinson and faces100, 2 seeds, 3 link "
                         "levels, 3SMIC on a small grid, SL and CSC at t=7")
@@ -68,13 +82,19 @@ def add_parser(subparsers):
     p.add_argument("--methods", nargs="+", metavar="NAME", default=None,
                    help="methods: 3smic sl csc pckmeans mpckmeans copkmeans e2cp, "
                         "and beyond the paper smiclust cobs labelspreading "
+                        "smiclust-nolinks "
                         "(default: those of the config; --quick: 3smic sl csc)")
     p.add_argument("--seeds", type=int, metavar="N", default=None,
                    help="number of seeds, 0..N-1 (default: 20; --quick: 2)")
     p.add_argument("--link-levels", type=float, nargs="+", metavar="FRACTION",
                    default=None,
                    help="link counts as fractions of all pairs, for every data set "
-                        "(default: per data set, from no links to near-perfect)")
+                        "(default: per data set, from no links to near-perfect; "
+                        "with --config noise: the levels of the noise protocol)")
+    p.add_argument("--noise-fractions", type=float, nargs="+", metavar="FRACTION",
+                   default=None,
+                   help="with --config noise or noise-quick: fractions of the "
+                        "links flipped (default: 0 0.05 0.1 0.2 0.3)")
     p.add_argument("--preprocessing", nargs="+", choices=("raw", "standardized"),
                    default=None,
                    help="feature preprocessing variants (default: both for "
@@ -123,7 +143,7 @@ def _utc_time(text):
 
 
 def _config_name(args):
-    """``full``, ``quick`` or ``beyond``; UsageError when --quick and --config
+    """A key of :data:`CONFIGS`; UsageError when --quick and --config
     disagree."""
     name = getattr(args, "config", None)
     if args.quick and name not in (None, "quick"):
@@ -139,8 +159,17 @@ def build_config(args):
 
     name = _config_name(args)
     quick = name == "quick"
+    noise = name.startswith("noise")
     base = getattr(experiments, CONFIGS[name][0])()
     full = full_config()
+    noise_fractions = getattr(args, "noise_fractions", None)
+    if noise_fractions is not None and not noise:
+        raise UsageError(f"--noise-fractions needs --config noise or noise-quick; "
+                         f"got --config {name}")
+    if noise_fractions is not None and any(not 0 <= f <= 1
+                                           for f in noise_fractions):
+        raise UsageError(f"--noise-fractions must lie in [0, 1]; got "
+                         f"{noise_fractions}")
     if args.datasets is not None:
         unknown = [d for d in args.datasets if d not in DATASETS]
         if unknown:
@@ -164,6 +193,9 @@ def build_config(args):
 
     datasets = {}
     for d in args.datasets or list(base["datasets"]):
+        if noise:
+            datasets[d] = _noise_spec(args, base, full, d)
+            continue
         spec = dict(base["datasets"].get(d) or full["datasets"][d])
         if d not in base["datasets"] and quick:
             levels = full["datasets"][d]["link_fractions"]
@@ -184,6 +216,27 @@ def build_config(args):
     seeds = range(args.seeds) if args.seeds is not None else base["seeds"]
     return make_config(base["name"], datasets=datasets, methods=list(overrides),
                            seeds=seeds, method_overrides=overrides)
+
+
+def _noise_spec(args, base, full, dataset):
+    """The spec of ``dataset`` in a noise config, with the command line's
+    levels and fractions; a data set outside the config needs --link-levels."""
+    from ..experiments import NOISE_FRACTIONS
+
+    spec = dict(base["datasets"].get(dataset) or {
+        "link_fractions": (),
+        "preprocessing": full["datasets"][dataset]["preprocessing"],
+        "noise_fractions": NOISE_FRACTIONS})
+    if args.link_levels is not None:
+        spec["noise_link_fractions"] = tuple(sorted(set(args.link_levels)))
+    elif "noise_link_fractions" not in spec:
+        raise UsageError(f"--datasets {dataset}: not in --config {base['name']}; "
+                         "give its levels with --link-levels")
+    if args.noise_fractions is not None:
+        spec["noise_fractions"] = tuple(sorted(set(args.noise_fractions)))
+    if args.preprocessing is not None:
+        spec["preprocessing"] = tuple(args.preprocessing)
+    return spec
 
 
 def run(args):
@@ -235,6 +288,8 @@ def _run_and_report(args, config, out):
     if not args.no_report:
         try:
             writer = (experiments.write_beyond_report if config["name"] == "beyond"
+                      else experiments.write_noise_report
+                      if config["name"].startswith("noise")
                       else experiments.write_report)
             report = writer(out / RECORDS_FILE, out, config=config)
         except ImportError as exc:

@@ -14,6 +14,12 @@ COBS (:mod:`~smiclust.experiments._cobs`) and LabelSpreading, with the ARI on
 the samples in no link and of the links alone; its report is
 :func:`write_beyond_report` (``_beyond``).
 
+Wrong links (``smiclust reproduce --config noise``, :func:`noise_config`):
+the *noise* protocol flips a fraction of the pairs protocol's links
+(:func:`flip_links`, ``_noise``); its report (:func:`write_noise_report`,
+``_noise_report``) checks the default against the same model without links
+and the hard-constraint peers, and scores its suspect links.
+
 The adapters to other libraries' methods (PCKMeans, MPCKMeans, COPKMeans,
 E2CP; extra ``bench``) live in :mod:`smiclust.experiments._peers` and are
 imported only when a peer runs. Importing this package imports neither
@@ -35,9 +41,13 @@ from ._config import (
     beyond_config,
     full_config,
     make_config,
+    noise_config,
+    noise_quick_config,
     quick_config,
 )
 from ._figures import plot_dataset, write_figures
+from ._noise import NOISE_FRACTIONS, flip_links, suspect_scores
+from ._noise_report import write_noise_report
 from ._output import (
     CONFIG_FILE,
     REPORT_FILE,
@@ -71,7 +81,12 @@ __all__ = [
     "beyond_config",
     "full_config",
     "make_config",
+    "noise_config",
+    "noise_quick_config",
     "quick_config",
+    "NOISE_FRACTIONS",
+    "flip_links",
+    "suspect_scores",
     "RECORD_FIELDS",
     "RECORDS_FILE",
     "load_problem",
@@ -96,4 +111,5 @@ __all__ = [
     "write_figures",
     "write_report",
     "write_beyond_report",
+    "write_noise_report",
 ]

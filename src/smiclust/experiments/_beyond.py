@@ -520,20 +520,34 @@ def write_beyond_report(records_path, out_dir, *, config=None, figures=True):
         summary = summarize_beyond(df)
         rows = win_table(summary) if len(summary) else []
         lines = _report_lines(df, summary, rows, config)
-        if figures and len(summary):
-            try:
-                paths = write_beyond_figures(summary, out_dir / FIGURES_DIR)
-            except ImportError:
-                paths = []
-                lines += ["## Figures", "", "No figures: matplotlib is not "
-                          "installed.", ""]
-            if paths:
-                lines += ["## Figures", ""]
-                lines += [f"![{p.stem}]({p.relative_to(out_dir).as_posix()})\n"
-                          for p in paths]
-        path = out_dir / REPORT_FILE
-        with atomic_write(path, encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
+        draw = ((lambda: write_beyond_figures(summary, out_dir / FIGURES_DIR))
+                if figures and len(summary) else None)
+        return write_report_file(out_dir, lines, draw)
+
+
+def write_report_file(out_dir, lines, draw=None):
+    """Write ``out_dir/report.md`` whole from ``lines`` and a figures section.
+
+    ``draw()`` draws the figures and returns their paths (listed under
+    "Figures"; an ImportError says that matplotlib is missing); ``draw``
+    None: no figures section. Returns the path of the report.
+    """
+    out_dir = Path(out_dir)
+    lines = list(lines)
+    if draw is not None:
+        try:
+            paths = draw()
+        except ImportError:
+            paths = []
+            lines += ["## Figures", "", "No figures: matplotlib is not "
+                      "installed.", ""]
+        if paths:
+            lines += ["## Figures", ""]
+            lines += [f"![{p.stem}]({p.relative_to(out_dir).as_posix()})\n"
+                      for p in paths]
+    path = out_dir / REPORT_FILE
+    with atomic_write(path, encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
     return path
 
 

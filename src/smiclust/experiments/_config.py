@@ -6,8 +6,10 @@ config into runs, the report reads the records the runs leave on disk.
 A config is a dict with the keys
 
 ``name`` : str
-    ``"full"``, ``"quick"`` or ``"beyond"`` (written into the report;
-    ``"beyond"`` selects the report of :mod:`~smiclust.experiments._beyond`).
+    ``"full"``, ``"quick"``, ``"beyond"``, ``"noise"`` or ``"noise-quick"``
+    (written into the report; ``"beyond"`` selects the report of
+    :mod:`~smiclust.experiments._beyond`, a name starting with ``"noise"``
+    that of :mod:`~smiclust.experiments._noise_report`).
 ``seeds`` : tuple of int
     One run per seed; the seed draws the sub-sample (digits500, digits5k,
     faces100), the links and the method's own randomness, so every method
@@ -36,15 +38,27 @@ paper's *pairs* protocol: random pairs. A method runs in the protocols its
 ``protocols`` names (LabelSpreading, which needs labels, only in
 ``"labels"``).
 
+A spec may also hold ``noise_link_fractions`` and ``noise_fractions`` (both
+or neither): runs of the *noise* protocol, the pairs protocol's links at each
+of the ``noise_link_fractions`` with each of the ``noise_fractions`` of them
+flipped, must <-> cannot (:mod:`~smiclust.experiments._noise`). A method
+whose registry record says ``ignores_links`` (the default fitted without
+links) runs there at noise 0 only: the flipped links do not change it.
+
 :func:`full_config` is the paper's protocol, :func:`quick_config` a small
 version that finishes in about a minute.
 """
 
 import copy
 
+from ._noise import NOISE_FRACTIONS, check_noise
+
 __all__ = [
     "BEYOND_DATASETS",
     "BEYOND_METHODS",
+    "NOISE_DATASETS",
+    "NOISE_FRACTIONS",
+    "NOISE_METHODS",
     "PAPER_TS",
     "PREPROCESSING",
     "LINK_FRACTIONS",
@@ -55,6 +69,8 @@ __all__ = [
     "REPRODUCTION_METHODS",
     "beyond_config",
     "full_config",
+    "noise_config",
+    "noise_quick_config",
     "quick_config",
     "make_config",
 ]
@@ -262,9 +278,26 @@ METHODS.update({
     },
 })
 
-#: Ways of drawing the links: ``"pairs"`` (random pairs, the paper's) and
-#: ``"labels"`` (a fraction of the samples labelled, all their pairs linked).
-PROTOCOLS = ("pairs", "labels")
+#: The default fitted without links: the reference of the noise protocol
+#: ("the same model without links", issue 13).
+METHODS["smiclust-nolinks"] = {
+    "label": "smiclust (no links)",
+    "kind": "default",
+    "ts": (None,),
+    "params": {},
+    "ignores_links": True,
+    "description": (
+        "SMIClustering(n_clusters, random_state=seed).fit(X): the library's "
+        "default given no link, the reference 'same model without links'; "
+        "in the noise protocol run once per link level and seed (at noise 0), "
+        "as the flipped links do not change it"
+    ),
+}
+
+#: Ways of drawing the links: ``"pairs"`` (random pairs, the paper's),
+#: ``"labels"`` (a fraction of the samples labelled, all their pairs linked)
+#: and ``"noise"`` (the pairs protocol's links, a fraction of them flipped).
+PROTOCOLS = ("pairs", "labels", "noise")
 
 #: The methods of the paper's figure.
 PAPER_METHODS = tuple(m for m, v in METHODS.items() if v["kind"] == "paper")
@@ -309,21 +342,42 @@ def make_config(name, *, datasets, methods, seeds, method_overrides=None):
     """
     overrides = method_overrides or {}
 
-    def dataset_spec(spec):
+    def dataset_spec(name, spec):
         out = {
             "link_fractions": tuple(float(f) for f in spec["link_fractions"]),
             "preprocessing": tuple(spec["preprocessing"]),
         }
         if spec.get("label_fractions"):
             out["label_fractions"] = tuple(float(f) for f in spec["label_fractions"])
+        out.update(_noise_spec(name, spec))
         return out
 
     return {
         "name": str(name),
         "seeds": tuple(int(s) for s in seeds),
-        "datasets": {d: dataset_spec(spec) for d, spec in datasets.items()},
+        "datasets": {d: dataset_spec(d, spec) for d, spec in datasets.items()},
         "methods": {m: _method_settings(m, overrides.get(m)) for m in methods},
     }
+
+
+_NOISE_KEYS = ("noise_link_fractions", "noise_fractions")
+
+
+def _noise_spec(name, spec):
+    """The noise keys of data set ``name``'s spec, checked: both or neither,
+    every fraction in [0, 1]."""
+    given = [k for k in _NOISE_KEYS if spec.get(k) is not None]
+    if not given:
+        return {}
+    if len(given) == 1:
+        missing = next(k for k in _NOISE_KEYS if k not in given)
+        raise ValueError(
+            f"The spec of data set {name!r} must give both {_NOISE_KEYS[0]!r} "
+            f"and {_NOISE_KEYS[1]!r}, or neither. Got {given[0]!r} without "
+            f"{missing!r} instead."
+        )
+    return {k: tuple(check_noise(f, f"{k}' of data set '{name}") for f in spec[k])
+            for k in _NOISE_KEYS}
 
 
 def _paper_datasets(names, **extra):
@@ -435,3 +489,62 @@ def beyond_config():
                   for m in ("e2cp", "pckmeans", "mpckmeans", "copkmeans")}
     return make_config("beyond", datasets=datasets, methods=BEYOND_METHODS,
                        seeds=range(5), method_overrides=pairs_only)
+
+
+#: Data sets of :func:`noise_config` -> link levels of the noise protocol (a
+#: low and a medium one: about 2 and 10 links per sample on parkinson and
+#: sonar, 1 and 5 on faces100, 1.2 and 5 on digits500).
+NOISE_DATASETS = {
+    "faces100": (0.01, 0.05),
+    "parkinson": (0.01, 0.05),
+    "sonar": (0.01, 0.05),
+    "digits500": (0.0025, 0.01),
+}
+
+#: Methods of :func:`noise_config`: the default, the same without links, the
+#: paper's 3SMIC, the hard-constraint peers and CSC at one ``t``.
+NOISE_METHODS = ("smiclust", "smiclust-nolinks", "3smic", "copkmeans", "pckmeans",
+                 "csc")
+
+#: The ``t`` of CSC in :func:`noise_config`: its best over the beyond run's
+#: link levels on faces100 and digits500, and near it on parkinson and sonar.
+NOISE_CSC_T = 4
+
+
+def _noise_datasets(levels, noise_fractions=NOISE_FRACTIONS):
+    return {d: {"link_fractions": (), "preprocessing": ("raw",),
+                "noise_link_fractions": lv, "noise_fractions": noise_fractions}
+            for d, lv in levels.items()}
+
+
+def noise_config():
+    """Wrong links (issue 13, item 2): :data:`NOISE_DATASETS` (raw features)
+    at two link levels each, :data:`NOISE_FRACTIONS` of the links flipped,
+    5 seeds; :data:`NOISE_METHODS`, CSC at ``t =`` :data:`NOISE_CSC_T`, the
+    peers with the registry's time budget. Only the noise protocol runs (its
+    noise 0 is the pairs protocol).
+
+    Returns
+    -------
+    config : dict
+    """
+    return make_config("noise", datasets=_noise_datasets(NOISE_DATASETS),
+                       methods=NOISE_METHODS, seeds=range(5),
+                       method_overrides={"csc": {"ts": (NOISE_CSC_T,)}})
+
+
+def noise_quick_config():
+    """A few seconds: faces100 at 5 % of the pairs, 0 and 20 % flipped, one
+    seed, the methods of :func:`noise_config` (3SMIC on the quick grid).
+
+    Returns
+    -------
+    config : dict
+    """
+    return make_config(
+        "noise-quick",
+        datasets=_noise_datasets({"faces100": (0.05,)}, (0.0, 0.2)),
+        methods=NOISE_METHODS, seeds=(0,),
+        method_overrides={"csc": {"ts": (NOISE_CSC_T,)},
+                          "3smic": {"params": dict(QUICK_3SMIC_PARAMS)}},
+    )

@@ -15,7 +15,7 @@ written:
   with the keys ``name``, ``seeds``, ``datasets`` and ``methods``;
 * ``DIR/report.md``, if present, starts with the report's title line
   (:data:`REPORT_TITLE`, or :data:`BEYOND_REPORT_TITLE` for ``--config
-  beyond``);
+  beyond``, :data:`NOISE_REPORT_TITLE` for ``--config noise``);
 * ``DIR/figures``, if present, is a directory (its ``<dataset>-<preprocessing>
   .png`` files are replaced).
 
@@ -44,6 +44,7 @@ __all__ = [
     "REPORT_FILE",
     "REPORT_TITLE",
     "BEYOND_REPORT_TITLE",
+    "NOISE_REPORT_TITLE",
     "FIGURES_DIR",
     "LOCK_FILE",
     "OutputDirError",
@@ -62,7 +63,9 @@ REPORT_FILE = "report.md"
 REPORT_TITLE = "# Reproduction of the 3SMIC experiments"
 #: First line of the report of the ``beyond`` config.
 BEYOND_REPORT_TITLE = "# Beyond the 3SMIC paper: the library default and its peers"
-_REPORT_TITLES = (REPORT_TITLE, BEYOND_REPORT_TITLE)
+#: First line of the report of the ``noise`` configs.
+NOISE_REPORT_TITLE = "# Wrong links: the library default when links are flipped"
+_REPORT_TITLES = (REPORT_TITLE, BEYOND_REPORT_TITLE, NOISE_REPORT_TITLE)
 #: Name of the directory of the figures in the output directory.
 FIGURES_DIR = "figures"
 #: Name of the lock file in the output directory.

@@ -23,6 +23,7 @@ __all__ = [
     "RECORDS_FILE",
     "RECORD_FIELDS",
     "LEGACY_RECORD_FIELDS",
+    "BEYOND_RECORD_FIELDS",
     "HEADERS",
     "read_records",
     "RecordWriter",
@@ -55,7 +56,18 @@ RECORDS_FILE = "records.csv"
 #: ``ari_unlinked`` ARI on those samples (empty when fewer than 2 or not
 #: ``ok``); ``ari_links_only`` ARI of the labelling the links alone give
 #: (the must-link closure groups, every other sample alone; written for every
-#: run, as it does not depend on the method).
+#: run, as it does not depend on the method); then the fields of the noise
+#: protocol (absent from files written before,
+#: :data:`BEYOND_RECORD_FIELDS`; read as empty, and as 0 flipped by
+#: :func:`~smiclust.experiments.load_records`): ``noise`` fraction of the
+#: links flipped (must <-> cannot, :mod:`~smiclust.experiments._noise`);
+#: ``n_flipped`` how many; ``flipped_links`` which, as ``i-j`` pairs
+#: separated by spaces in the order of the given links (must-links first; a
+#: flipped pair is given as a must-link exactly when its samples differ);
+#: ``suspect_precision``, ``suspect_recall`` (equal: at ``k`` = ``n_flipped``),
+#: ``suspect_recall_2k`` and ``suspect_ap`` how well the fit's
+#: ``suspect_links_`` ranking finds the flipped links (fits of
+#: :class:`~smiclust.SMIClustering` with flipped links only).
 LEGACY_RECORD_FIELDS = (
     "run_id",
     "dataset",
@@ -83,17 +95,31 @@ LEGACY_RECORD_FIELDS = (
     "finished_at",
 )
 
-#: Columns of a record, in file order (the legacy ones, then the new ones).
-RECORD_FIELDS = LEGACY_RECORD_FIELDS + (
+#: Columns of the files written before the noise protocol (e.g.
+#: ``docs/beyond-the-paper``): the legacy ones, then those beyond the paper.
+BEYOND_RECORD_FIELDS = LEGACY_RECORD_FIELDS + (
     "protocol",
     "unlinked",
     "ari_unlinked",
     "ari_links_only",
 )
 
-#: Headers a records file may have: the current one, and the one of files
-#: written before the fields beyond the paper (e.g. ``docs/reproduction``).
-HEADERS = (RECORD_FIELDS, LEGACY_RECORD_FIELDS)
+#: Columns of a record, in file order (those of :data:`BEYOND_RECORD_FIELDS`,
+#: then the noise protocol's).
+RECORD_FIELDS = BEYOND_RECORD_FIELDS + (
+    "noise",
+    "n_flipped",
+    "flipped_links",
+    "suspect_precision",
+    "suspect_recall",
+    "suspect_recall_2k",
+    "suspect_ap",
+)
+
+#: Headers a records file may have: the current one, and those of files
+#: written before the noise protocol (``docs/beyond-the-paper``) and before
+#: the fields beyond the paper (``docs/reproduction``).
+HEADERS = (RECORD_FIELDS, BEYOND_RECORD_FIELDS, LEGACY_RECORD_FIELDS)
 
 
 def read_records(path):

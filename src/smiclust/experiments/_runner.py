@@ -19,6 +19,13 @@ must-link closure (:func:`smiclust.link_groups.link_groups`) as clusters,
 every sample in no must-link a cluster of its own. That labelling uses no
 feature; it says how much of the answer the links already hold.
 
+In the *noise* protocol (``noise_link_fractions`` and ``noise_fractions`` of
+a spec) a run draws the links of the pairs protocol, then flips the fraction
+``noise`` of them (:func:`~smiclust.experiments._noise.flip_links`, from the
+seed); its record says how many and which links were flipped and, for the
+fits of :class:`~smiclust.SMIClustering` (the default and 3SMIC), how well
+their ``suspect_links_`` find them.
+
 Records are appended to ``records.csv`` in the output directory as runs
 finish, one whole line at a time; they are also the cache: a new invocation
 skips every run whose ``run_id`` is already there (a partial last line left by
@@ -76,22 +83,24 @@ _IMPORT_TIME_WARNINGS = (DeprecationWarning, PendingDeprecationWarning,
 
 
 #: Methods that choose ``t`` themselves (``t=auto`` in run ids and progress).
-AUTO_T_METHODS = ("3smic", "smiclust")
+AUTO_T_METHODS = ("3smic", "smiclust", "smiclust-nolinks")
 
 
 def _run_id(dataset, preprocessing, method, t, fraction, seed, params=None,
-            protocol="pairs"):
+            protocol="pairs", noise=None):
     """Cache key of a run; method parameters other than the registry's add a
     hash; the labels protocol says ``labelled=`` where the paper's says
-    ``links=``."""
+    ``links=``; the noise protocol adds ``noise=`` after the links."""
     from ._config import METHODS
 
     t_text = ("auto" if method in AUTO_T_METHODS
               else ("-" if t is None else str(int(t))))
-    level = "links" if protocol == "pairs" else "labelled"
+    level = "labelled" if protocol == "labels" else "links"
     key = (
         f"{dataset}/{preprocessing}/{method}/t={t_text}/"
-        f"{level}={format(float(fraction), '.10g')}/seed={int(seed)}"
+        f"{level}={format(float(fraction), '.10g')}/"
+        + (f"noise={format(float(noise), '.10g')}/" if protocol == "noise" else "")
+        + f"seed={int(seed)}"
     )
     default = METHODS.get(method, {}).get("params", {})
     if params is not None and dict(params) != dict(default):
@@ -103,35 +112,42 @@ def _run_id(dataset, preprocessing, method, t, fraction, seed, params=None,
 def plan_runs(config):
     """Every run of ``config``, in a fixed order.
 
-    The order is data set, preprocessing, seed, protocol (pairs, then
-    labels), level, method, ``t``: an interrupted reproduction has whole
-    seeds of the first data sets.
+    The order is data set, preprocessing, seed, protocol (pairs, labels,
+    then noise), level, noise, method, ``t``: an interrupted reproduction has
+    whole seeds of the first data sets.
 
     Returns
     -------
     runs : list of dict
         Plain dicts with ``run_id``, ``dataset``, ``preprocessing``,
         ``method``, ``kind``, ``t``, ``protocol``, ``link_fraction`` (of the
-        labels protocol: the fraction of the samples labelled), ``seed``,
-        ``params`` and, for peers, ``time_budget``, ``max_samples``,
-        ``max_features`` and ``skip_reason``.
+        labels protocol: the fraction of the samples labelled), ``noise``
+        (noise protocol only), ``seed``, ``params`` and, for peers,
+        ``time_budget``, ``max_samples``, ``max_features`` and
+        ``skip_reason``.
     """
+    from ._config import PROTOCOLS
+
     runs = []
     for dataset, spec in config["datasets"].items():
-        levels = [("pairs", f) for f in spec["link_fractions"]]
-        levels += [("labels", f) for f in spec.get("label_fractions", ())]
+        levels = [("pairs", f, None) for f in spec["link_fractions"]]
+        levels += [("labels", f, None) for f in spec.get("label_fractions", ())]
+        levels += [("noise", f, e) for f in spec.get("noise_link_fractions", ())
+                   for e in spec.get("noise_fractions", ())]
         for preprocessing in spec["preprocessing"]:
             for seed in config["seeds"]:
-                for protocol, fraction in levels:
+                for protocol, fraction, noise in levels:
                     for method, settings in config["methods"].items():
-                        if protocol not in settings.get("protocols", ("pairs",
-                                                                      "labels")):
+                        if protocol not in settings.get("protocols", PROTOCOLS):
                             continue
+                        if noise and settings.get("ignores_links"):
+                            continue  # the flipped links do not change it
                         for t in settings["ts"]:
-                            runs.append({
+                            run = {
                                 "run_id": _run_id(
                                     dataset, preprocessing, method, t, fraction,
-                                    seed, settings.get("params"), protocol),
+                                    seed, settings.get("params"), protocol,
+                                    noise),
                                 "dataset": dataset,
                                 "preprocessing": preprocessing,
                                 "method": method,
@@ -145,7 +161,10 @@ def plan_runs(config):
                                 "max_samples": settings.get("max_samples"),
                                 "max_features": settings.get("max_features"),
                                 "skip_reason": settings.get("skip_reason"),
-                            })
+                            }
+                            if protocol == "noise":
+                                run["noise"] = float(noise)
+                            runs.append(run)
     return runs
 
 
@@ -190,16 +209,32 @@ def _links(y, fraction, seed):
     return sample_links(y, n_links, random_state=seed)
 
 
-def _links_of_run(y, protocol, fraction, seed):
+def _links_of_run(y, protocol, fraction, seed, noise=None):
     """``(must, cannot, partial_labels)`` of a run; ``partial_labels`` (-1:
-    unlabelled) only in the labels protocol, else None."""
+    unlabelled) only in the labels protocol, else None
+    (:func:`_draw_links` without the flip mask)."""
+    return _draw_links(y, protocol, fraction, seed, noise)[:3]
+
+
+def _draw_links(y, protocol, fraction, seed, noise=None):
+    """``(must, cannot, partial_labels, flipped)`` of a run: ``flipped`` (the
+    flip mask over the given must-links then cannot-links) only in the noise
+    protocol, else None."""
     from ..constraints import pairs_from_labels
+    from ._config import PROTOCOLS
+    from ._noise import flip_links
 
     if protocol == "pairs":
-        return (*_links(y, fraction, seed), None)
+        return (*_links(y, fraction, seed), None, None)
+    if protocol == "noise":
+        if noise is None:
+            raise ValueError("A run of the noise protocol needs its 'noise' (the "
+                             "fraction of the links flipped). Got None instead.")
+        must, cannot, flipped = flip_links(*_links(y, fraction, seed), noise, seed)
+        return must, cannot, None, flipped
     if protocol != "labels":
-        raise ValueError("The 'protocol' of a run must be one of ('pairs', "
-                         f"'labels'). Got {protocol!r} instead.")
+        raise ValueError(f"The 'protocol' of a run must be one of {PROTOCOLS}. "
+                         f"Got {protocol!r} instead.")
     n = y.shape[0]
     rng = np.random.RandomState(seed)
     chosen = rng.choice(n, size=int(round(fraction * n)), replace=False)
@@ -207,7 +242,7 @@ def _links_of_run(y, protocol, fraction, seed):
     partial = np.full(n, -1, dtype=np.intp)
     partial[chosen] = codes[chosen]
     must, cannot = pairs_from_labels(partial)
-    return must, cannot, partial
+    return must, cannot, partial, None
 
 
 def unlinked_mask(n_samples, must, cannot):
@@ -253,6 +288,24 @@ def _fit_smiclust(run, X, n_clusters, must, cannot):
         model.fit(X, partial_labels=partial)
     else:
         model.fit(X, must_link=must, cannot_link=cannot)
+    return model.labels_, _smic_used(model)
+
+
+def _smic_used(model):
+    """What a fit of SMIClustering used, with its ``suspect_links_`` (under
+    ``"suspects"``: scored against the flipped links in the noise protocol,
+    not recorded as such)."""
+    return {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
+            "eta": model.eta_,
+            "suspects": getattr(model, "suspect_links_", None)}
+
+
+def _fit_smiclust_nolinks(run, X, n_clusters, must, cannot):
+    """The default given no link (the reference of the noise protocol)."""
+    from .. import SMIClustering
+
+    model = SMIClustering(n_clusters, random_state=run["seed"], **run["params"])
+    model.fit(X)
     return model.labels_, {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
                            "eta": model.eta_}
 
@@ -285,8 +338,7 @@ def _fit_3smic(run, X, n_clusters, must, cannot):
     params = {"links": "paper", **run["params"]}
     model = SMIClustering(n_clusters, random_state=run["seed"], **params)
     model.fit(X, must_link=must, cannot_link=cannot)
-    return model.labels_, {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
-                           "eta": model.eta_}
+    return model.labels_, _smic_used(model)
 
 
 def _fit_baseline(run, X, n_clusters, must, cannot):
@@ -314,7 +366,8 @@ def _fit_peer(run, X, n_clusters, must, cannot):
 
 
 #: Method name -> ``fit(run, X, n_clusters, must, cannot) -> (labels, used)``,
-#: where ``used`` holds ``t_chosen``, ``gamma``, ``eta`` where they apply.
+#: where ``used`` holds ``t_chosen``, ``gamma``, ``eta`` where they apply, and
+#: ``suspects`` (the fit's ``suspect_links_``) where the method ranks links.
 FITTERS = {
     "3smic": _fit_3smic,
     "sl": _fit_baseline,
@@ -324,6 +377,7 @@ FITTERS = {
     "copkmeans": _fit_peer,
     "e2cp": _fit_peer,
     "smiclust": _fit_smiclust,
+    "smiclust-nolinks": _fit_smiclust_nolinks,
     "cobs": _fit_cobs,
     "labelspreading": _fit_labelspreading,
 }
@@ -348,6 +402,7 @@ def _base_record(run):
         "t": run["t"],
         "protocol": run.get("protocol", "pairs"),
         "link_fraction": run["link_fraction"],
+        "noise": run.get("noise"),
         "seed": run["seed"],
     }
 
@@ -394,14 +449,21 @@ def run_one(run):
     from sklearn.metrics import adjusted_rand_score
 
     from ..constraints import count_violations
+    from ._noise import format_pairs
     from ._peers import PeerSkipped
 
     record = _base_record(run)
     X, y = load_problem(run["dataset"], run["preprocessing"], run["seed"])
-    must, cannot, partial = _links_of_run(y, run.get("protocol", "pairs"),
-                                          run["link_fraction"], run["seed"])
+    must, cannot, partial, flipped = _draw_links(
+        y, run.get("protocol", "pairs"), run["link_fraction"], run["seed"],
+        run.get("noise"))
     if partial is not None:
         run = {**run, "partial_labels": partial}
+    flipped_pairs = None
+    if flipped is not None:
+        flipped_pairs = np.concatenate([must, cannot])[flipped]
+        record.update(n_flipped=len(flipped_pairs),
+                      flipped_links=format_pairs(flipped_pairs))
     n_clusters = int(np.unique(y).size)
     record.update(
         links=len(must) + len(cannot), must=len(must), cannot=len(cannot),
@@ -428,6 +490,11 @@ def run_one(run):
             labels, used = _fit(run, X, n_clusters, must, cannot)
         seconds = time.perf_counter() - start
         labels = np.asarray(labels)
+        suspects = used.pop("suspects", None)
+        if suspects is not None and flipped_pairs is not None and len(flipped_pairs):
+            from ._noise import suspect_scores
+
+            record.update(suspect_scores(suspects, flipped_pairs))
         record.update(used)
         record.update(
             ari=float(adjusted_rand_score(y, labels)),
@@ -524,6 +591,8 @@ def _progress_line(i, total, record, elapsed):
     t = record.get("t")
     t_text = ("auto" if record["method"] in AUTO_T_METHODS
               else ("-" if t is None else t))
+    noise = record.get("noise")
+    noise_text = "" if noise is None else f" noise={percent(noise)}"
     if record["status"] == "ok":
         outcome = f"ARI {record['ari']:.3f} ({record.get('seconds', 0):.1f} s)"
     else:
@@ -532,7 +601,8 @@ def _progress_line(i, total, record, elapsed):
     return (
         f"[{i:>{len(str(total))}}/{total}] {record['dataset']}/"
         f"{record['preprocessing']} {record['method']} t={t_text} "
-        f"links={record.get('links', '?')} seed={record['seed']}: {outcome}"
+        f"links={record.get('links', '?')}{noise_text} seed={record['seed']}: "
+        f"{outcome}"
         f" | {_hms(elapsed)} elapsed, ~{_hms(eta)} left"
     )
 

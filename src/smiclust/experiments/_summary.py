@@ -32,10 +32,11 @@ METHOD_LABELS = {
     "smiclust": "smiclust (default)",
     "cobs": "COBS",
     "labelspreading": "LabelSpreading",
+    "smiclust-nolinks": "smiclust (no links)",
 }
 #: Order of the methods in figures and tables.
 METHOD_ORDER = ("3smic", "sl", "csc", "e2cp", "pckmeans", "mpckmeans", "copkmeans",
-                "smiclust", "cobs", "labelspreading")
+                "smiclust", "cobs", "labelspreading", "smiclust-nolinks")
 _DATASET_ORDER = ("parkinson", "spam", "sonar", "digits500", "digits5k", "faces100")
 
 
@@ -54,7 +55,8 @@ def load_records(path):
 
     The columns of :data:`~smiclust.experiments.RECORD_FIELDS`, numbers
     parsed (empty fields are NaN; records written before the fields beyond
-    the paper have them empty, ``protocol`` then read as ``"pairs"``), plus
+    the paper have them empty, ``protocol`` then read as ``"pairs"``; outside
+    the noise protocol ``noise`` and ``n_flipped`` are read as 0), plus
     ``curve`` (e.g. ``"SL t=4"``) and ``method_order`` (rank in :data:`METHOD_ORDER`).
     """
     pd = _pandas()
@@ -64,10 +66,14 @@ def load_records(path):
     numeric = ("t", "link_fraction", "links", "must", "cannot", "seed",
                "n_samples", "n_features", "n_clusters", "t_chosen", "gamma", "eta",
                "ari", "violations", "n_clusters_found", "seconds",
-               "unlinked", "ari_unlinked", "ari_links_only")
+               "unlinked", "ari_unlinked", "ari_links_only", "noise",
+               "n_flipped", "suspect_precision", "suspect_recall",
+               "suspect_recall_2k", "suspect_ap")
     for col in numeric:
         df[col] = pd.to_numeric(df[col].replace("", None), errors="coerce")
     df["protocol"] = df["protocol"].replace("", "pairs").fillna("pairs")
+    df["noise"] = df["noise"].fillna(0.0)
+    df["n_flipped"] = df["n_flipped"].fillna(0).astype(int)
     df["curve"] = [curve_label(m, t) for m, t in zip(df["method"], df["t"])]
     df["method_order"] = [_rank(m, METHOD_ORDER) for m in df["method"]]
     return df
