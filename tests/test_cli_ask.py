@@ -459,6 +459,9 @@ def test_in_a_real_terminal_with_tmux(work, tmp_path):
         assert "EXIT 0" in screen and "1 answer in tmux-links.csv" in screen
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+        with contextlib.suppress(OSError):  # the socket file stays behind
+            os.unlink(os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"),
+                                   f"tmux-{os.getuid()}", socket))
 
 
 # ---------------------------------------------------------------------------
