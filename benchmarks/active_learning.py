@@ -453,13 +453,19 @@ def _methods(rows):
 
 
 def _cell(group, field):
+    """``mean ± std``; for the never-asked ARI also the mean number of
+    never-asked points, and the seeds counted when some had fewer than 2."""
     if not group:
         return "–"
     mean, std, count = _stats(group, field)
-    failed = sum(r["status"] != "ok" for r in group)
+    ok = [r for r in group if r["status"] == "ok"]
     text = "–" if count == 0 else f"{mean:.2f} ± {std:.2f}"
-    if failed:
-        text += f" ({failed} failed)"
+    if field == "ari_never_asked" and count:
+        left = np.mean([r["n_never_asked"] for r in ok])
+        text += f" ({left:.0f} left" + (
+            f", {count} seeds" if count < len(ok) else "") + ")"
+    if len(ok) < len(group):
+        text += f" ({len(group) - len(ok)} failed)"
     return text
 
 
@@ -631,7 +637,9 @@ def report_text(rows):
         "",
         ari_table(rows, "ari"),
         "",
-        "**ARI on the points never asked about** (in no question)",
+        "**ARI on the points never asked about** (in no question; in brackets "
+        "the mean number of such points, and the seeds counted when some had "
+        "fewer than 2)",
         "",
         ari_table(rows, "ari_never_asked"),
         "",
