@@ -143,6 +143,20 @@ def test_weighted_group_blocks_against_a_dense_reference(seed):
     assert_allclose(sol.affinity.toarray(), K_dense, atol=1e-14)
 
 
+def test_no_more_groups_than_clusters_keep_weight_one():
+    """Groups from labels (one per class) are the clusters' seeds: with at
+    most n_clusters groups of two or more samples every block keeps 1."""
+    X = np.arange(40.0)[:, None]
+    K = local_scaling_kernel(X, 2)
+    codes = np.full(40, -1)
+    codes[:15], codes[20:35] = 0, 1
+    groups = groups_from_labels(codes)
+    K_off = off_group_kernel(K, groups)
+    assert group_block_weights(K_off, groups).min() < 1.0
+    assert_array_equal(group_block_weights(K_off, groups, 2), 1.0)
+    assert group_block_weights(K_off, groups, 1).min() < 1.0
+
+
 def test_groups_within_the_typical_degree_keep_weight_one():
     K = local_scaling_kernel(np.arange(12.0)[:, None], 3)
     groups = link_groups(np.array([[0, 1]]), np.empty((0, 2), int), 12)

@@ -317,7 +317,8 @@ def solve_links(
         )
     solution = solve_smic_groups(
         prepared, links.groups, n_clusters, gamma, eta,
-        block_weights=group_block_weights(prepared, links.groups), **solver_options,
+        block_weights=group_block_weights(prepared, links.groups, n_clusters),
+        **solver_options,
     )
     scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
     labels = group_labels(scores, links.groups, n_clusters)
