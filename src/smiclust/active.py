@@ -58,7 +58,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .constraints import check_constraints
 from .utils import (
@@ -177,7 +177,7 @@ def link_closure(must_link, cannot_link, n_samples, n_clusters):
 
     if n_clusters == 2:
         _merge_two_colouring(adjacency, merge, find)
-    roots = np.array([find(int(a)) for a in range(len(first))], dtype=np.intp)
+    roots = _roots(len(first), parent, find)
     sizes = np.bincount(roots[group], minlength=len(first)) if n_samples else first
     hoods = _neighbourhoods(adjacency, sizes, first)
     if n_clusters > 2 and len(hoods) == n_clusters:
@@ -191,10 +191,18 @@ def link_closure(must_link, cannot_link, n_samples, n_clusters):
                 allowed = hood_set - adjacency[a]
                 if len(allowed) == 1:
                     changed |= merge(a, allowed.pop())
-    roots = np.array([find(int(a)) for a in range(len(first))], dtype=np.intp)
+    roots = _roots(len(first), parent, find)
     closed = roots[group] if n_samples else group
     pairs = np.array(sorted(set(inferred)), dtype=np.intp).reshape(-1, 2)
     return LinkClosure(closed, adjacency, hoods, np.sort(pairs, axis=1), n_clusters)
+
+
+def _roots(n_groups, parent, find):
+    """The root of every group after the merges recorded in ``parent``."""
+    roots = np.arange(n_groups, dtype=np.intp)
+    for a in parent:
+        roots[a] = find(a)
+    return roots
 
 
 def _merge_two_colouring(adjacency, merge, find):
@@ -239,27 +247,27 @@ def _neighbourhoods(adjacency, sizes, first):
 # Selection
 # --------------------------------------------------------------------------
 
-#: Strategy switches (measured in the module docstring's table).
-_STRATEGY = {"score": "npu", "beta": 1.0, "continue": True}
-
-
 @dataclass
 class _Candidates:
-    """The askable units (groups outside the neighbourhoods), best first.
+    r"""The askable units (groups outside the neighbourhoods).
 
     ``first``: the sample standing for each unit; ``group``: its group;
-    ``order``: neighbourhood columns in asking order, ``n_open`` of them valid.
+    ``order``: neighbourhood ids in asking order, ``n_open`` of them valid;
+    ``tier``: 2 for a unit asked before and not yet placed, 1 for an
+    exploring unit, 0 otherwise; ``density``: :math:`\tilde\sigma/\sigma`.
     """
 
     first: np.ndarray
     group: np.ndarray
     order: np.ndarray
     n_open: np.ndarray
-    hoods: list
+    tier: np.ndarray
+    density: np.ndarray
 
 
-def _candidates(proba, scales, closure, rng):
-    r"""Score every askable unit; see the module docstring for the formulas.
+def _candidates(proba, scales, closure):
+    r"""Every askable unit and its questions; the formulas are in the module
+    docstring.
 
     Prior validation is assumed; ``O(n c k)`` for ``k`` neighbourhoods.
     """
@@ -274,21 +282,19 @@ def _candidates(proba, scales, closure, rng):
     can_be_new = k < closure.n_clusters
     # neighbourhood profiles q_N and the cluster -> neighbourhood weights w
     Q = np.vstack([proba[group == h].mean(axis=0) for h in hoods])
-    claimed = Q.sum(axis=0)
-    unclaimed = np.maximum(0.0, 1.0 - claimed) if can_be_new else np.zeros(c)
+    unclaimed = np.maximum(0.0, 1.0 - Q.sum(axis=0)) if can_be_new else np.zeros(c)
     W = np.column_stack([Q.T, unclaimed])
     W /= np.maximum(W.sum(axis=1, keepdims=True), 1e-12)
-    # units: the groups outside the neighbourhoods, by their first member
+    # units: the groups outside the neighbourhoods, by their first member;
+    # a unit's profile and density are its members' means
     order = np.argsort(group, kind="stable")
     starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
-    firsts = order[starts]
     sizes = np.diff(np.r_[starts, n])
-    unit_group = group[firsts]
+    firsts, unit_group = order[starts], group[order[starts]]
     keep = ~np.isin(unit_group, hoods)
-    starts_all = starts
-    P = np.add.reduceat(proba[order], starts_all, axis=0)[keep] / sizes[keep, None]
+    P = np.add.reduceat(proba[order], starts, axis=0)[keep] / sizes[keep, None]
     P = P @ W + 1e-12
-    dens = (np.add.reduceat(density[order], starts_all) / sizes)[keep]
+    dens = (np.add.reduceat(density[order], starts) / sizes)[keep]
     firsts, unit_group = firsts[keep], unit_group[keep]
     # exclusions: units known to differ from a neighbourhood
     unit_index = {int(g): u for u, g in enumerate(unit_group)}
@@ -302,83 +308,81 @@ def _candidates(proba, scales, closure, rng):
     if not can_be_new:
         P[:, k] = 0.0
     P /= P.sum(axis=1, keepdims=True)
-    hood_p = P[:, :k]
     n_open = k - excluded.sum(axis=1)
-    ask_order = np.argsort(-hood_p, axis=1, kind="stable")
-    sorted_p = np.take_along_axis(hood_p, ask_order, axis=1)
-    # asking in decreasing probability, the r-th neighbourhood costs r
-    # questions, "new" one per open neighbourhood; with c known, the last
-    # open one is implied
-    ranks = np.arange(1, k + 1, dtype=float)
-    cost = np.broadcast_to(ranks, sorted_p.shape).copy()
-    if not can_be_new:
-        last = np.maximum(n_open - 1, 0)
-        cost[np.arange(len(cost)), last] = last
-    expected = (sorted_p * cost).sum(axis=1) + P[:, k] * n_open
-    entropy = -(P * np.log(np.maximum(P, 1e-300))).sum(axis=1)
+    ask_order = np.argsort(-P[:, :k], axis=1, kind="stable")
+    # with c neighbourhoods known a unit with one open is placed (implied)
     askable = n_open >= (1 if can_be_new else 2)
-    score = _score(entropy, expected, dens, P)
-    score = score + rng.random_sample(score.shape) * (
-        1.0 if _STRATEGY["score"] == "random" else 1e-9
-    )
-    if can_be_new and _STRATEGY.get("explore", True):
-        # exploration: the unit most likely in an undiscovered cluster, one per
-        # model cluster, ranked by that probability times density
-        p_new = P[:, k]
+    tier = 2 * excluded.any(axis=1).astype(np.intp)
+    if can_be_new:
+        # exploring: per model cluster, the unit most likely in a cluster no
+        # neighbourhood claims yet (P(new) > 1/2), by P(new) times density
+        bonus = np.where(P[:, k] > 0.5, P[:, k] * dens, 0.0)
         label = np.argmax(proba[firsts], axis=1)
-        bonus = np.where(p_new > 0.5, p_new * dens, 0.0)
-        top = np.zeros_like(bonus)
         for y in np.unique(label[bonus > 0]):
-            members_y = np.flatnonzero((label == y) & (bonus > 0))
-            top[members_y[np.argmax(bonus[members_y])]] = 1e3
-        score = score + top
-    if _STRATEGY["continue"]:
-        # a unit asked before and not yet placed goes first: NPU finishes a
-        # sample before starting the next
-        score = score + 1e6 * excluded.any(axis=1)
-    best = np.flatnonzero(askable)
-    best = best[np.argsort(-score[best], kind="stable")]
+            members = np.flatnonzero((label == y) & (bonus > 0))
+            top = members[np.argmax(bonus[members])]
+            tier[top] = max(tier[top], 1)
     hood_ids = np.asarray(hoods, dtype=np.intp)
     return _Candidates(
-        firsts[best], unit_group[best], hood_ids[ask_order[best]], n_open[best], hoods
+        firsts[askable],
+        unit_group[askable],
+        hood_ids[ask_order[askable]],
+        n_open[askable],
+        tier[askable],
+        dens[askable],
     )
 
 
-def _score(entropy, expected, density, P):
-    kind = _STRATEGY["score"]
-    d = density ** _STRATEGY["beta"]
-    if kind == "npu":
-        return entropy / np.maximum(expected, 1e-12) * d
-    if kind == "entropy":
-        return entropy * d
-    if kind == "random":
-        return 0.0 * d
-    if kind == "margin":
-        q = -np.sort(-P, axis=1)
-        return (1 - (q[:, 0] - q[:, 1])) * d
-    if kind == "confident":
-        return 1 / np.maximum(expected, 1e-12) * d
-    raise ValueError(kind)
+class _Coverage:
+    """Distance of every sample to the nearest linked sample (one in a
+    must-link group or a cannot-link), updated as samples get linked: each
+    sample's distances are computed once, ``O(n d)`` per newly linked sample.
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self.dist = np.full(X.shape[0], np.inf)
+        self.done = np.zeros(X.shape[0], dtype=bool)
+
+    def update(self, closure):
+        """Distances for the links of ``closure``; 1 each while none."""
+        from sklearn.metrics import pairwise_distances_argmin_min
+
+        group = closure.group
+        linked = np.isin(group, list(closure.cannot)) | (np.bincount(group)[group] > 1)
+        new = np.flatnonzero(linked & ~self.done)
+        if new.size:
+            _, d = pairwise_distances_argmin_min(self.X, self.X[new])
+            np.minimum(self.dist, d, out=self.dist)
+            self.done[new] = True
+        return self.dist.copy() if self.done.any() else np.ones_like(self.dist)
 
 
-def _select(proba, scales, closure, n_pairs, rng, skip=frozenset()):
+def _select(proba, scales, closure, n_pairs, rng, coverage, skip=frozenset()):
     """Up to ``n_pairs`` questions: one per unit, one per pair of groups, each
     sample in at most one when the neighbourhoods allow.
 
-    ``skip`` holds canonical pairs never to ask (answered "don't know").
-    Prior validation is assumed.
+    Units are taken greedily by tier, then by :math:`s_i` (distance to the
+    nearest linked sample times density); a unit taken counts as linked for
+    the next ones (farthest-first within the batch). ``skip`` holds canonical
+    pairs never to ask (answered "don't know"). Prior validation is assumed.
     """
-    cand = _candidates(proba, scales, closure, rng)
+    cand = _candidates(proba, scales, closure)
+    dist = coverage.update(closure)[cand.first]
+    noise = rng.random_sample(len(cand.first))
     group = closure.group
     members = {}
+    remaining = np.ones(len(cand.first), dtype=bool)
     pairs, used_samples, uses = [], set(), {}
-    for i, g, row, n_open in zip(cand.first, cand.group, cand.order, cand.n_open):
-        if len(pairs) >= n_pairs:
-            break
-        i = int(i)
+    while len(pairs) < n_pairs and remaining.any():
+        value = dist * cand.density
+        value = value / max(float(value.max()), 1e-300) + 1e-9 * noise
+        u = int(np.argmax(np.where(remaining, cand.tier + value, -np.inf)))
+        remaining[u] = False
+        i = int(cand.first[u])
         if i in used_samples:
             continue
-        for h in row[:n_open]:
+        for h in cand.order[u][: cand.n_open[u]]:
             h = int(h)
             if h not in members:
                 members[h] = np.flatnonzero(group == h)
@@ -393,6 +397,9 @@ def _select(proba, scales, closure, n_pairs, rng, skip=frozenset()):
             pairs.append((min(i, j), max(i, j)))
             used_samples.update((i, j))
             uses[j] = uses.get(j, 0) + 1
+            if len(pairs) < n_pairs:
+                d = np.linalg.norm(coverage.X[cand.first] - coverage.X[i], axis=1)
+                np.minimum(dist, d, out=dist)
             break
     return np.array(pairs, dtype=np.intp).reshape(-1, 2)
 
@@ -464,7 +471,7 @@ def select_pairs(
     must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
     closure = link_closure(must, cannot, n, c)
     rng = check_random_state(random_state)
-    return _select(proba, scales, closure, int(n_pairs), rng)
+    return _select(proba, scales, closure, int(n_pairs), rng, _Coverage(X))
 
 
 def _check_estimator(estimator, owner):
@@ -489,7 +496,7 @@ def _check_X(X, owner):
     from .utils import check_numeric
 
     check_numeric(X, owner=owner)
-    X = np.asarray(X)
+    X = check_array(X, dtype=np.float64, ensure_2d=False)
     if X.ndim != 2:
         raise ValueError(
             f"The 'X' parameter of {owner} must be a 2-d array of shape "
@@ -497,6 +504,12 @@ def _check_X(X, owner):
         )
     return X
 
+
+#: n_neighbors tried by the held-out-answer search of ActiveSMIClustering.
+_N_NEIGHBORS_GRID = (3, 5, 8, 12)
+
+#: Fewest held-out answers for that search (below: SMIClustering's search).
+_MIN_HELD_OUT = 5
 
 # --------------------------------------------------------------------------
 # The loop
@@ -686,6 +699,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         n = model.proba_.shape[0]
         if oracle is not None and not callable(oracle):
             oracle = _label_oracle(oracle, n, owner)
+        coverage = _Coverage(check_array(X, dtype=np.float64))
         must, cannot, unknown = [], [], []
         n_queries = 0
         history = [self._record(model, 0, must, cannot, unknown, None, 0.0, True)]
@@ -702,7 +716,13 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
                     _pairs(must), _pairs(cannot), n, int(model.n_clusters_)
                 )
                 pairs = _select(
-                    model.proba_, model.local_scales_, closure, 1, rng, set(unknown)
+                    model.proba_,
+                    model.local_scales_,
+                    closure,
+                    1,
+                    rng,
+                    coverage,
+                    set(unknown),
                 )
                 if not len(pairs):
                     break
@@ -715,17 +735,16 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
             if not asked:
                 break
             batch += 1
-            searched = batch % self.search_every == 0
-            if fixed is None or searched:
-                fixed = None
             t0 = time.perf_counter()
+            searched = fixed is None or batch % self.search_every == 0
             closure = link_closure(
                 _pairs(must), _pairs(cannot), n, int(model.n_clusters_)
             )
+            must_fit = _union(_pairs(must), closure.inferred_must)
+            if searched:
+                fixed = self._choose_parameters(X, must, cannot, n, model, rng)
             model = self._model(draw_seeds(rng, 1)[0], fixed).fit(
-                X,
-                must_link=_union(_pairs(must), closure.inferred_must),
-                cannot_link=_pairs(cannot),
+                X, must_link=must_fit, cannot_link=_pairs(cannot)
             )
             fixed = {
                 name: getattr(model, name + "_")
@@ -741,7 +760,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
                     unknown,
                     closure,
                     select_seconds,
-                    searched or batch == 1,
+                    searched,
                     time.perf_counter() - t0,
                 )
             )
@@ -756,6 +775,58 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.history_ = history
         self.n_features_in_ = model.n_features_in_
         return self
+
+    def _choose_parameters(self, X, must, cannot, n, model, rng):
+        """The "auto" parameters that best predict held-out answers.
+
+        A third of the answers (drawn from ``rng``) is held out; for each
+        ``n_neighbors`` of ``_N_NEIGHBORS_GRID`` (``gamma`` and ``eta`` at 1
+        when "auto") the model is fitted on the rest and scored by the share
+        of held-out answers its labels reproduce (same label for "same",
+        different for "different"); the best wins, the smaller on ties.
+        With fewer than ``_MIN_HELD_OUT`` answers to hold out, ``None``:
+        SMIClustering's own search decides.
+        """
+        answers = [(i, j, True) for i, j in must] + [(i, j, False) for i, j in cannot]
+        n_out = len(answers) // 3
+        seed = draw_seeds(rng, 1)[0]
+        if n_out < _MIN_HELD_OUT:
+            return None
+        order = np.random.RandomState(seed).permutation(len(answers))
+        out = [answers[a] for a in order[:n_out]]
+        kept = [answers[a] for a in order[n_out:]]
+        train_must = _pairs([(i, j) for i, j, same in kept if same])
+        train_cannot = _pairs([(i, j) for i, j, same in kept if not same])
+        closure = link_closure(train_must, train_cannot, n, int(model.n_clusters_))
+        train_must = _union(train_must, closure.inferred_must)
+        out_pairs = _pairs([(i, j) for i, j, _ in out])
+        out_same = np.array([same for _, _, same in out])
+        # eta acts only with two clusters (SMIClustering fixes it at 0 otherwise)
+        defaults = {"gamma": 1.0, "eta": 1.0 if model.n_clusters_ == 2 else 0.0}
+        fixed = {
+            name: value
+            for name, value in defaults.items()
+            if isinstance(getattr(self, name), str)
+        }
+        grid = self._n_neighbors_candidates(n)
+        best, best_score = None, -1.0
+        for t in grid:
+            trial = self._model(seed, {**fixed, "n_neighbors": t}).fit(
+                X, must_link=train_must, cannot_link=train_cannot
+            )
+            labels = trial.labels_
+            same = labels[out_pairs[:, 0]] == labels[out_pairs[:, 1]]
+            score = float(np.mean(same == out_same))
+            if score > best_score:
+                best, best_score = t, score
+        return {**fixed, "n_neighbors": best}
+
+    def _n_neighbors_candidates(self, n):
+        if isinstance(self.n_neighbors, str):
+            return [t for t in _N_NEIGHBORS_GRID if t < n] or [max(1, n - 1)]
+        if isinstance(self.n_neighbors, numbers.Integral):
+            return [self.n_neighbors]
+        return list(self.n_neighbors)
 
     def _record(
         self, model, n_queries, must, cannot, unknown, closure, sel, searched, fit=0.0
