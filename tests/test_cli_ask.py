@@ -27,6 +27,7 @@ import pytest
 
 from smiclust.commands import ask
 from smiclust.datasets import DATASETS
+from smiclust.io import read_answers
 
 FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
 QUESTION = re.compile(r"question (\d+) of (\d+): (\S+) and (\S+)")
@@ -275,7 +276,7 @@ def test_a_killed_or_interrupted_session_keeps_every_answer(work, how):
     s.proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
     code = s.finish()
     ids = list(label)[:work["n_parkinson"]]
-    answers = ask.read_answers(str(links), ids, len(ids))  # complete, parseable
+    answers = read_answers(str(links), ids=ids, n_samples=len(ids))  # complete
     assert [(ids[i], ids[j]) for i, j, _ in answers] == given
     assert not [p for p in os.listdir(d) if p.startswith(f".{links.name}")]
     if how == "kill":
@@ -515,23 +516,6 @@ def test_no_pair_left_ends_the_questions(tmp_path):
                        stdin=io.StringIO(""), stdout=stdout)
     assert code == 0 and "No pair is left to ask" in stdout.getvalue()
     assert not (tmp_path / "links.csv").exists()
-
-
-def test_answers_file_round_trip_with_quoted_ids(tmp_path):
-    path = tmp_path / "links.csv"
-    ids = np.array(["a,1", "b", 'c"q', "d"])
-    answers = [(0, 1, "must"), (3, 2, "cannot"), (1, 2, "skip")]
-    ask.write_answers(path, answers, ids, "name")
-    assert path.read_text().splitlines()[0] == "name_i,name_j,answer"
-    assert ask.read_answers(str(path), ids, 4) == answers
-    path.write_text("0,1,MUST\n\n2,3,skip\n")  # no header, any case, blank lines
-    assert ask.read_answers(str(path), None, 4) == [(0, 1, "must"), (2, 3, "skip")]
-    path.write_text("i,j,answer\n0,4,must\n")
-    with pytest.raises(ValueError, match=r"line 2, column 2: row index 4 is out"):
-        ask.read_answers(str(path), None, 4)
-    path.write_text("i,j,answer\n2,2,must\n")
-    with pytest.raises(ValueError, match="line 2: pairs row 2 with itself"):
-        ask.read_answers(str(path), None, 4)
 
 
 def test_feature_view_wraps_then_truncates():

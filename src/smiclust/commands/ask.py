@@ -73,10 +73,6 @@ PROMPT = "Same cluster? [y]es / [n]o / [s]kip / [q]uit: "
 REPLIES = {"y": "must", "yes": "must", "n": "cannot", "no": "cannot",
            "s": "skip", "skip": "skip", "q": "quit", "quit": "quit"}
 
-#: The answers a --links file holds.
-ANSWERS = ("must", "cannot", "skip")
-
-
 def _non_negative_int(value):
     try:
         number = int(value)
@@ -237,102 +233,6 @@ def _read_data(args, rep):
         _standardize(scaled, rep)
         X = scaled.X
     return X, shown, ids, names
-
-
-# ---------------------------------------------------------------------------
-# the answers file
-# ---------------------------------------------------------------------------
-
-
-def read_answers(path, ids, n_samples):
-    """The answers of a --links file: a list of ``(i, j, answer)``.
-
-    A missing or empty file holds none. The header line (third cell
-    ``answer``) may be left out. Rows are ids of the data when ``ids`` is
-    given, else 0-based indices. Raises ValueError (one line, with the line
-    number) on a malformed file.
-    """
-    import csv
-
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="", encoding="utf-8") as f:
-        lines = list(enumerate(csv.reader(f), start=1))
-    lines = [(k, [c.strip() for c in cells]) for k, cells in lines
-             if any(c.strip() for c in cells)]
-    if lines and len(lines[0][1]) == 3 and lines[0][1][2].lower() == "answer":
-        lines = lines[1:]
-    lookup = None if ids is None else {str(v): i for i, v in enumerate(ids)}
-    answers, seen = [], {}
-    for line, cells in lines:
-        if len(cells) != 3:
-            raise ValueError(f"{path}: line {line} has {len(cells)} field(s); "
-                             "expected 3 (row, row, answer)")
-        i, j = (_row(path, line, column, cell, lookup, n_samples)
-                for column, cell in ((1, cells[0]), (2, cells[1])))
-        answer = cells[2].lower()
-        if answer not in ANSWERS:
-            raise ValueError(f"{path}: line {line}, column 3: expected must, "
-                             f"cannot or skip, got {cells[2]!r}")
-        if i == j:
-            raise ValueError(f"{path}: line {line}: pairs row {i} with itself")
-        key = (min(i, j), max(i, j))
-        if key in seen:
-            raise ValueError(f"{path}: line {line}: repeats the pair of line "
-                             f"{seen[key]} (rows {key[0]} and {key[1]})")
-        seen[key] = line
-        answers.append((i, j, answer))
-    return answers
-
-
-def _row(path, line, column, cell, lookup, n_samples):
-    where = f"{path}: line {line}, column {column}"
-    if lookup is not None:
-        if cell not in lookup:
-            raise ValueError(f"{where}: {cell!r} is not an id of the data (with "
-                             "--id-column, rows are named by id)")
-        return lookup[cell]
-    try:
-        value = int(cell)
-    except ValueError:
-        raise ValueError(f"{where}: expected a 0-based row index, got "
-                         f"{cell!r}") from None
-    if not 0 <= value < n_samples:
-        raise ValueError(f"{where}: row index {value} is out of range "
-                         f"[0, {n_samples - 1}] (the data has {n_samples} rows)")
-    return value
-
-
-def answers_header(ids, id_name):
-    if ids is None:
-        return ["i", "j", "answer"]
-    return [f"{id_name}_i", f"{id_name}_j", "answer"]
-
-
-def write_answers(path, answers, ids, id_name):
-    """Rewrite the --links file with every answer (atomically)."""
-    import csv
-
-    from ..io import atomic_write
-
-    def ref(i):
-        return str(i) if ids is None else str(ids[i])
-
-    with atomic_write(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(answers_header(ids, id_name))
-        writer.writerows([ref(i), ref(j), a] for i, j, a in answers)
-
-
-def links_of(answers):
-    """``(must, cannot)`` int arrays ``(n, 2)`` of the answers."""
-    import numpy as np
-
-    def pairs(kind):
-        return np.array([(i, j) for i, j, a in answers if a == kind],
-                        dtype=np.intp).reshape(-1, 2)
-
-    return pairs("must"), pairs("cannot")
 
 
 # ---------------------------------------------------------------------------
@@ -517,6 +417,7 @@ class Session:
         import warnings
 
         from .. import SMIClustering
+        from ..io import links_of
 
         if self.model is not None and self.model_answers == len(self.answers):
             return self.model
@@ -538,6 +439,8 @@ class Session:
     def next_pairs(self, n_pairs):
         """Up to ``n_pairs`` pairs to ask, none asked before."""
         import numpy as np
+
+        from ..io import links_of
 
         select = self.select
         if select is None:
@@ -599,9 +502,12 @@ class Session:
             self.say(f"Please answer y, n, s or q (got {line.strip()!r}).")
 
     def save(self, i, j, answer):
+        from ..io import write_answers
+
         self.answers.append((i, j, answer))
         try:
-            write_answers(self.args.links, self.answers, self.ids, self.id_name)
+            write_answers(self.args.links, self.answers, ids=self.ids,
+                          id_name=self.id_name)
         except OSError as exc:
             self.answers.pop()
             raise _common.usage_error(f"cannot write --links {self.args.links!r}: "
@@ -631,6 +537,8 @@ class Session:
                 self.save(i, j, answer)
 
     def counts(self):
+        from ..io import ANSWERS
+
         kinds = [a for _, _, a in self.answers]
         return {a: kinds.count(a) for a in ANSWERS}
 
@@ -644,8 +552,7 @@ def run(args, *, select=None, stdin=None, stdout=None):
     rep = _common.Reporter("ask", quiet=args.quiet)
     fmt = _check_options(args)
     X, shown, ids, names = _read_data(args, rep)
-    answers = _common.read_input("--links", read_answers, args.links, ids=ids,
-                                 n_samples=X.shape[0])
+    answers = _read_answers(args.links, ids, X.shape[0])
     id_name = _id_name(args.id_column, names, ids)
     session = Session(args, X, shown, ids, id_name, names, answers, rep,
                       select=select, stdin=stdin, stdout=stdout)
@@ -659,6 +566,16 @@ def run(args, *, select=None, stdin=None, stdout=None):
         print(f"\nsmiclust ask: interrupted; {kept}", file=sys.stderr, flush=True)
         return 130
     return 0
+
+
+def _read_answers(path, ids, n_samples):
+    """The answers already in the --links file; none when it does not exist."""
+    from .. import io
+
+    if not os.path.exists(path):
+        return []
+    return _common.read_input("--links", io.read_answers, path, ids=ids,
+                              n_samples=n_samples)
 
 
 def _finish(session, fmt, start):

@@ -1,6 +1,7 @@
 """Read data, links and partial labels from files; write cluster assignments.
 
-Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
+Pure readers and writers behind ``smiclust fit``, ``smiclust predict`` and
+``smiclust ask``:
 
 - :func:`read_table`: a data matrix from delimited text (CSV, TSV, ...), a
   ``.npy`` array, or Parquet (needs pyarrow, extra ``io``);
@@ -8,6 +9,10 @@ Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
 - :func:`read_weighted_links`: the same with an optional third column, the
   weight (confidence) of each link;
 - :func:`read_labels`: partial labels, unknown ones as ``-1``;
+- :func:`read_answers`: "same cluster?" answers (``must``, ``cannot`` or
+  ``skip``), two row references and the answer a line; :func:`write_answers`
+  writes such a file (atomically), :func:`answers_header` names its columns
+  and :func:`links_of` turns the answers into must-links and cannot-links;
 - :func:`write_assignments`: one cluster (and optionally the class
   probabilities) per input row, in input order, as CSV, JSON or Parquet;
 - :func:`write_columns`: any table of named columns, in the same formats;
@@ -15,10 +20,10 @@ Pure readers and writers behind ``smiclust fit`` and ``smiclust predict``:
   once complete (every file the command line writes goes through it).
 
 Conventions. Line and column numbers in messages are 1-based, as a text editor
-or a spreadsheet shows them. Row references in link and label files are values
-of the data's id column (compared as text) when the data has one, else 0-based
-row indices; never a mix. Column arguments
-(``id_column``, ``columns``) are names from the header or 0-based positions.
+or a spreadsheet shows them. Row references in link, label and answers files
+are values of the data's id column (compared as text) when the data has one,
+else 0-based row indices; never a mix. Column arguments (``id_column``,
+``columns``) are names from the header or 0-based positions.
 
 Every malformed input raises a :class:`ValueError` whose message is one line:
 the file, where (line and column, or row and column name) and what was expected.
@@ -43,6 +48,7 @@ Examples
 [[0, 1]]
 """
 
+from ._answers import ANSWERS, answers_header, links_of, read_answers, write_answers
 from ._atomic import atomic_write
 from ._labels import UNKNOWN_LABELS, read_labels
 from ._links import read_links, read_weighted_links
@@ -60,6 +66,10 @@ __all__ = [
     "read_links",
     "read_weighted_links",
     "read_labels",
+    "read_answers",
+    "write_answers",
+    "answers_header",
+    "links_of",
     "write_assignments",
     "write_columns",
     "assignment_columns",
@@ -67,4 +77,5 @@ __all__ = [
     "format_from_suffix",
     "OUTPUT_FORMATS",
     "UNKNOWN_LABELS",
+    "ANSWERS",
 ]
