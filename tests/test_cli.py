@@ -631,3 +631,123 @@ def test_a_link_in_two_sources_is_counted_once_and_said(work):
     assert summary["n_must_link"] == n_must
     assert (f"{n_must} must-link(s) given by more than one source (link files, "
             "--labels); each counted once") in summary["warnings"]
+
+
+# ---------------------------------------------------------------------------
+# --answers: the answers file of 'smiclust ask'
+# ---------------------------------------------------------------------------
+
+
+def _answers_text(ids, must, cannot, skips):
+    """An answers file by id: must and cannot answers interleaved, skips
+    among them."""
+    rows = [(i, j, "must") for i, j in must] + [(i, j, "cannot") for i, j in cannot]
+    rows.sort(key=lambda r: (r[0] * 7 + r[1]) % 11)  # interleaved kinds
+    for k, (i, j) in enumerate(skips):
+        rows.insert(3 * k, (i, j, "skip"))
+    return "sample_i,sample_j,answer\n" + "".join(
+        f"{ids[i]},{ids[j]},{a}\n" for i, j, a in rows)
+
+
+def test_fit_answers_give_the_labels_of_the_equivalent_link_files(work):
+    d, ids = work["dir"], work["ids"]
+    must, cannot = sample_links(work["y"], 40, random_state=0)
+    linked = {frozenset(p) for p in np.r_[must, cannot].tolist()}
+    skips = [(i, i + 100) for i in range(20) if {i, i + 100} not in linked][:3]
+    (d / "answers.csv").write_text(_answers_text(ids, must, cannot, skips))
+    half = len(must) // 2  # the same answers in two files, --answers twice
+    (d / "answers1.csv").write_text(_answers_text(ids, must[:half], cannot, []))
+    (d / "answers2.csv").write_text(_answers_text(ids, must[half:], [], skips))
+    common = ["fit", "moons.csv", "-k", "2", "--id-column", "sample", *FIXED,
+              "--json", "--quiet"]
+    runs = {
+        "links": cli(*common, "--must-link", "must.csv", "--cannot-link",
+                     "cannot.csv", cwd=d),
+        "answers": cli(*common, "--answers", "answers.csv", cwd=d),
+        "two answers files": cli(*common, "--answers", "answers1.csv",
+                                 "--answers", "answers2.csv", cwd=d),
+    }
+    results = {}
+    for name, proc in runs.items():
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert "warning" not in proc.stderr, (name, proc.stderr)
+        results[name] = json.loads(proc.stdout)
+    expected = results["links"]
+    for name in ("answers", "two answers files"):
+        got = results[name]
+        assert got["assignments"] == expected["assignments"], name
+        for key in ("n_must_link", "n_cannot_link", "n_violations", "cluster_sizes"):
+            assert got["summary"][key] == expected["summary"][key], (name, key)
+    assert expected["summary"]["n_must_link"] == len(must)
+    assert expected["summary"]["n_cannot_link"] == len(cannot)
+
+
+#: name -> (answers file, extra argv, the one-line error after "error: ")
+BAD_ANSWERS = {
+    "not an answer": ("sample_i,sample_j,answer\n{0},{1},must\n{2},{3},maybe\n", [],
+                      "--answers: a.csv: line 3, column 3: expected must, cannot "
+                      "or skip, got 'maybe'"),
+    "unknown id": ("sample_i,sample_j,answer\n{0},m_nope,cannot\n", [],
+                   "--answers: a.csv: line 2, column 2: 'm_nope' is not an id of "
+                   "the data"),
+    "row index with ids": ("i,j,answer\n0,1,must\n", [],
+                           "--answers: a.csv: line 2, column 1: '0' is not an id "
+                           "of the data"),
+    "two fields": ("sample_i,sample_j,answer\n{0},{1}\n", [],
+                   "--answers: a.csv: line 2 has 2 field(s); expected 3 (row, "
+                   "row, answer)"),
+    "repeated pair": ("{0},{1},must\n{1},{0},skip\n", [],
+                      "--answers: a.csv: line 2: repeats the pair of line 1"),
+    "pair with itself": ("{0},{0},must\n", [],
+                         "--answers: a.csv: line 1: pairs row 0 with itself"),
+    "missing file": (None, [], "cannot read --answers 'a.csv': No such file"),
+    "out is the answers file": ("{0},{1},must\n", ["--out", "a.csv"],
+                                "--out 'a.csv' is the --answers file"),
+    "answer against a link file": ("{0},{1},cannot\n", ["--must-link", "m.csv"],
+                                   "1 pair(s) are both a must-link and a "
+                                   "cannot-link"),
+}
+
+
+def test_fit_refuses_a_malformed_answers_file_in_one_line(work, tmp_path):
+    ids = work["ids"]
+    (tmp_path / "moons.csv").write_bytes((work["dir"] / "moons.csv").read_bytes())
+    argvs = []
+    for k, (text, extra, _) in enumerate(BAD_ANSWERS.values()):
+        sub = tmp_path / f"case{k}"
+        sub.mkdir()
+        if text is not None:
+            (sub / "a.csv").write_text(text.format(*ids))
+        (sub / "m.csv").write_text(f"{ids[0]},{ids[1]}\n")
+        argvs.append(["fit", "moons.csv", "-k", "2", "--id-column", "sample",
+                      *FIXED, "--answers", f"{sub.name}/a.csv", "--out",
+                      f"{sub.name}/out.csv",
+                      *[f"{sub.name}/{a}" if a.endswith(".csv") else a
+                        for a in extra]])
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    results = run_driver(argvs, tmp_path)
+    (tmp_path / "cases.json").unlink()
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before  # no --out written, no input changed
+    for k, ((name, (_, _, message)), result) in enumerate(
+            zip(BAD_ANSWERS.items(), results)):
+        assert result["traceback"] is None, (name, result["traceback"])
+        assert result["rc"] == 2 and result["stdout"] == "", (name, result)
+        lines = result["stderr"].splitlines()
+        assert len(lines) == 1, (name, result["stderr"])
+        assert lines[0].startswith("smiclust fit: error: "), (name, lines)
+        if name != "answer against a link file":  # a conflict of two sources
+            assert "--answers" in lines[0], (name, lines)
+        assert message.replace("a.csv", f"case{k}/a.csv") in lines[0], (name, lines)
+
+
+def test_fit_warns_when_an_answers_file_holds_no_link(work):
+    d, ids = work["dir"], work["ids"]
+    (d / "skips.csv").write_text(f"sample_i,sample_j,answer\n{ids[0]},{ids[1]},"
+                                 "skip\n")
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample", *FIXED,
+               "--answers", "skips.csv", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert ("smiclust fit: warning: --answers skips.csv: no must or cannot answer "
+            "in the file") in proc.stderr
+    assert json.loads(proc.stderr.strip().splitlines()[-1])["n_must_link"] == 0

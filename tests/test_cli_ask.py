@@ -241,16 +241,10 @@ def test_quit_resume_end_of_input_and_fit_reads_the_answers(work):
     assert s.finish() == 0, s.stderr
     assert "question" not in s.stdout
     assert (links.read_bytes(), os.stat(links).st_mtime_ns) == before
-    # 5. smiclust fit takes the answers, split by kind (the awk lines of --help)
-    for kind in ("must", "cannot"):
-        with open(d / f"resume-{kind}.csv", "w") as f:
-            subprocess.run(["awk", "-F,", f'NR > 1 && $3 == "{kind}" '
-                            '{print $1 "," $2}', links.name], cwd=d, stdout=f,
-                           check=True)
+    # 5. smiclust fit takes the answers file as it is (--answers, as in --help)
     proc = subprocess.run(
         [sys.executable, "-m", "smiclust", "fit", "parkinson.csv", "-k", "2",
-         "--id-column", "id", "--standardize", *FIXED,
-         "--must-link", "resume-must.csv", "--cannot-link", "resume-cannot.csv",
+         "--id-column", "id", "--standardize", *FIXED, "--answers", links.name,
          "--out", "resume-fit.csv"], cwd=d, capture_output=True, text=True,
         env=_env(), timeout=300)
     assert proc.returncode == 0, proc.stderr

@@ -105,7 +105,8 @@ def check_options(args):
     )
     inputs = [("DATA", args.data), ("--labels", args.labels),
               *(("--must-link", p) for p in args.must_link),
-              *(("--cannot-link", p) for p in args.cannot_link)]
+              *(("--cannot-link", p) for p in args.cannot_link),
+              *(("--answers", p) for p in args.answers)]
     for option, path in (("--out", args.out), ("--save", args.save),
                          ("--plot", args.plot),
                          ("--suspect-links", args.suspect_links)):
@@ -189,7 +190,8 @@ def _warn_about_scales(X, names, rep):
 
 
 def _read_links(args, ids, n, rep):
-    """Links of the --must-link / --cannot-link files and of --labels.
+    """Links of the --must-link / --cannot-link files, of the --answers files
+    (must and cannot answers; skips are no link) and of --labels.
 
     Returns ``(must, cannot, must_weight, cannot_weight, n_labeled)``; the
     weights are None unless a link file has a weight column (links without
@@ -212,6 +214,14 @@ def _read_links(args, ids, n, rep):
                 rep.warning(f"{option} {path}: no links in the file (empty, or "
                             "one line read as a header)")
             parts.append((links, weights))
+    for path in args.answers:
+        answers = _common.read_input("--answers", io.read_answers, path,
+                                     reporter=rep, ids=ids, n_samples=n)
+        must, cannot = io.links_of(answers)
+        if not len(must) and not len(cannot):
+            rep.warning(f"--answers {path}: no must or cannot answer in the file")
+        must_parts.append((must, None))
+        cannot_parts.append((cannot, None))
     n_labeled = None
     if args.labels:
         y = _common.read_input("--labels", io.read_labels, args.labels,

@@ -45,9 +45,9 @@ the --links file:
   --budget (--budget 0 fits on the answers in the file and asks nothing).
 
 using the answers with 'smiclust fit':
-  awk -F, 'NR > 1 && $3 == "must" {print $1 "," $2}' links.csv > must.csv
-  awk -F, 'NR > 1 && $3 == "cannot" {print $1 "," $2}' links.csv > cannot.csv
-  smiclust fit DATA -k K --must-link must.csv --cannot-link cannot.csv
+  smiclust fit DATA -k K --answers links.csv
+  (must answers are must-links, cannot answers cannot-links, skips no link;
+  give the --id-column of the session when the file names rows by id)
 
 output:
   The questions go to stdout; progress, warnings and the fit's one-line JSON

@@ -28,6 +28,9 @@ link and label files:
   "001"); an integer is never taken for a row index then. Without an id
   column, they are 0-based row indices. A first line of two ids that also read as column
   names (id1,id2; from,to) is an error until --links-header says which.
+  --answers FILE: the answers file 'smiclust ask' writes (i,j,answer a line,
+  answer must, cannot or skip; rows as in the link files): must answers are
+  must-links, cannot answers cannot-links, skipped pairs are no link.
   --labels FILE: one label per DATA row (in order; the line count must be
   the row count, after an optional header line), or two cells a line (row,
   label) for the labelled rows only. Unknown labels: an empty cell, -1, ?,
@@ -155,6 +158,10 @@ def add_parser(subparsers):
                        help="pairs of rows that belong together (repeatable)")
     links.add_argument("--cannot-link", metavar="FILE", action="append", default=[],
                        help="pairs of rows that belong apart (repeatable)")
+    links.add_argument("--answers", metavar="FILE", action="append", default=[],
+                       help="answers file of 'smiclust ask' (CSV i,j,answer): "
+                            "its must and cannot answers are links, skips are "
+                            "ignored (repeatable)")
     links.add_argument("--labels", metavar="FILE", default=None,
                        help="partial labels, turned into links; unknown labels "
                             "are written as an empty cell, -1, ?, unknown, NA "
