@@ -208,7 +208,7 @@ def _fit_active(X, y, budget, seed, n_clusters):
     oracle = Oracle(y)
     start = time.perf_counter()
     model = _active_class()(n_clusters, budget=budget, random_state=seed)
-    model.fit(X, oracle)
+    model.fit(X, oracle=oracle)
     return model, oracle, start, time.perf_counter() - start
 
 
