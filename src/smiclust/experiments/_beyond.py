@@ -407,13 +407,13 @@ def _losses_section(rows):
     return (lines or ["No losses."]) + [""]
 
 
-def _coverage_lines(df, config):
+def _coverage_lines(df, config, paper_note=" (the paper used 20)"):
     lines = []
     if config is not None:
         planned = config.get("seeds", [])
         lines.append(f"Config **{config.get('name', '?')}**: seeds "
-                     f"{', '.join(map(str, planned))} planned per data set "
-                     "(the paper used 20).")
+                     f"{', '.join(map(str, planned))} planned per data set"
+                     f"{paper_note}.")
     counts = df["status"].value_counts()
     lines.append(
         f"Records: {len(df)} runs ({int(counts.get('ok', 0))} ok, "

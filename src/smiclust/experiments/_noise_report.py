@@ -258,13 +258,16 @@ def _curves(summary):
 
 def _noise_table(summary, unlinked=False):
     curves = _curves(summary)
-    head = ["data set", "level", "links", "unlinked", "flipped"] + [
+    head = ["data set", "level", "links", "unlinked", "flipped", "seeds"] + [
         c for _, c in curves]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for problem, s in summary.groupby(_PROBLEM, sort=False):
         for noise in sorted(s["noise"].unique()):
             at = s[s["noise"] == noise]
             first = at.iloc[0]
+            mine = at[at["method"] == DEFAULT_METHOD]
+            seeds = (f"{int(mine.iloc[0]['n_ok'] + mine.iloc[0]['n_failed'])}"
+                     if len(mine) else "")
             cells = []
             for method, curve in curves:
                 g = at[(at["method"] == method) & (at["curve"] == curve)]
@@ -272,7 +275,7 @@ def _noise_table(summary, unlinked=False):
             lines.append(
                 f"| {problem[0]} ({problem[1]}) | {percent(problem[2])} | "
                 f"{first['links']:.0f} | {first['unlinked']:.0f} | "
-                f"{percent(noise)} | " + " | ".join(cells) + " |")
+                f"{percent(noise)} | {seeds} | " + " | ".join(cells) + " |")
     return lines + [""]
 
 
@@ -432,7 +435,7 @@ def write_noise_report(records_path, out_dir, *, config=None, figures=True):
 
 def _report_lines(df, summary, config):
     lines = [NOISE_REPORT_TITLE, ""]
-    lines += _coverage_lines(df, config)
+    lines += _coverage_lines(df, config, paper_note="")
     lines += [
         "## What is measured", "",
         "- **Noise protocol.** The pairs protocol's links (round(fraction x "
@@ -473,7 +476,8 @@ def _report_lines(df, summary, config):
     lines += _checks_section(noise_checks(summary))
     lines += ["## ARI on all samples", "",
               "Mean ± std over seeds; rows are data set, link level and the "
-              "fraction of the links flipped.", ""]
+              "fraction of the links flipped; *seeds*: runs of the default "
+              "counted in the row.", ""]
     lines += _noise_table(summary)
     lines += ["## ARI on the samples in no link", ""]
     lines += _noise_table(summary, unlinked=True)
