@@ -329,3 +329,42 @@ def test_active_oracle_given_twice(four_blobs):
     X, y = four_blobs
     with pytest.raises(TypeError, match="takes the oracle once"):
         ActiveSMIClustering(4).fit(X, y, oracle=lambda i, j: True)
+
+
+def test_active_three_clusters_uses_implied_links():
+    # tiny problem, budget to spare: every pair ends decided, the implied
+    # must-links are true, and no question was spent on them
+    X, y, _ = _tiny(12, 3, 4)
+    model = ActiveSMIClustering(3, budget=60, batch_size=4, n_neighbors=3,
+                                random_state=0).fit(X, y)
+    must, cannot = model.must_link_, model.cannot_link_
+    inferred = model.inferred_must_link_
+    assert np.all(y[inferred[:, 0]] == y[inferred[:, 1]])
+    assert not _as_set(inferred) & (_as_set(must) | _as_set(cannot))
+    closure = link_closure(must, cannot, 12, 3)
+    assert all(closure.known(i, j) for i, j in itertools.combinations(range(12), 2))
+    assert adjusted_rand_score(y, model.labels_) == 1
+    assert model.n_queries_ < 12 * 11 // 2
+
+
+def test_active_parameters_chosen_by_held_out_answers(four_blobs):
+    X, y = four_blobs
+    model = ActiveSMIClustering(4, budget=40, batch_size=10, search_every=2,
+                                random_state=0).fit(X, y)
+    searched = [h for h in model.history_ if h["searched"]]
+    assert len(searched) >= 3
+    # after enough answers the held-out search runs on its own grid
+    assert {h["n_neighbors"] for h in model.history_[3:]} <= {3, 5, 8, 12}
+    assert model.estimator_.gamma_ == 1.0
+    # a fixed n_neighbors is kept
+    fixed = ActiveSMIClustering(4, budget=20, n_neighbors=6, random_state=0)
+    assert {h["n_neighbors"] for h in fixed.fit(X, y).history_} == {6}
+
+
+def test_active_verbose_reports_each_fit(four_blobs, capsys):
+    X, y = four_blobs
+    ActiveSMIClustering(4, budget=20, batch_size=10, verbose=1,
+                        random_state=0).fit(X, y)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and all(s.startswith("[smiclust] active:") for s in lines)
+    assert "n_queries=20" in lines[-1]

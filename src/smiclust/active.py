@@ -2,18 +2,19 @@ r"""Active link selection: which pairs to ask an oracle next.
 
 :func:`select_pairs` proposes the pairs worth asking for a fitted
 :class:`~smiclust.SMIClustering`; :class:`ActiveSMIClustering` runs the loop
-(select a batch, ask the oracle, refit) until a budget of questions is spent.
+(select, ask the oracle, refit after each batch) until a budget of questions
+is spent.
 
-The strategy is neighbourhood-based (NPU, Xiong, Azimi & Fern, 2014). A
-**neighbourhood** is a must-link group known to differ from every other
-neighbourhood (the groups of a clique of the cannot-link graph). A sample is
-placed by asking it against one member of each neighbourhood, the most
-probable first, until the oracle says "same"; a sample that differs from all of
-them starts a new neighbourhood. With ``c`` clusters known, a sample that
-differs from ``c - 1`` of ``c`` neighbourhoods belongs to the last one, so that
-question is never asked. The probabilities come from the model: with
-:math:`p_i` the row of ``proba_`` of sample ``i`` and :math:`q_N` the mean row
-of the members of neighbourhood ``N``,
+**Neighbourhoods** (NPU, Xiong, Azimi & Fern, 2014). A neighbourhood is a
+must-link group known to differ from every other neighbourhood (the groups of
+a clique of the cannot-link graph). A sample is placed by asking it against
+one member of each neighbourhood, the most probable first, until the oracle
+says "same"; a sample that differs from all of them starts a new
+neighbourhood. With ``c`` clusters, a sample that differs from ``c - 1`` of
+``c`` neighbourhoods belongs to the last one: that question is never asked.
+The probabilities come from the model: with :math:`p_i` the row of ``proba_``
+of sample ``i`` and :math:`q_N` the mean row of the members of neighbourhood
+``N``,
 
 .. math::
 
@@ -21,35 +22,53 @@ of the members of neighbourhood ``N``,
     w_{yN} = \frac{q_N(y)}{\sum_{N'} q_{N'}(y) + u(y)},\qquad
     u(y) = \max\Bigl(0, 1 - \sum_{N'} q_{N'}(y)\Bigr),
 
-where :math:`u(y)` is the share of cluster ``y`` not yet claimed by a
-neighbourhood (the weight of "a new one", :math:`P(i \in \mathrm{new})
-\propto \sum_y p_i(y) u(y)`, only while fewer than ``c`` neighbourhoods are
-known), over the neighbourhoods ``i`` is not known to differ from. The sample
-asked about next maximises its uncertainty per expected question,
+over the neighbourhoods ``i`` is not known to differ from; :math:`u(y)` is the
+share of cluster ``y`` no neighbourhood claims yet, and
+:math:`P(i \in \mathrm{new}) \propto \sum_y p_i(y)\,u(y)/(\sum_{N'}
+q_{N'}(y) + u(y))` while fewer than ``c`` neighbourhoods are known.
 
-.. math::
+**Which sample** (farthest-first weighted by density, after Basu, Banerjee &
+Mooney, 2004). In this order:
 
-    s_i = \frac{H(P_i)}{E[\text{questions}_i]}\,
-    \Bigl(\frac{\tilde\sigma}{\sigma_i}\Bigr)^{\beta},
+1. a sample asked before and not yet placed (NPU finishes a sample first);
+2. while fewer than ``c`` neighbourhoods are known, per model cluster the
+   sample with the largest :math:`P(i \in \mathrm{new})\,\tilde\sigma/\sigma_i`
+   when :math:`P(i \in \mathrm{new}) > 1/2` (exploration);
+3. the largest
 
-with :math:`H` the entropy of :math:`P_i`, the expected number of questions
-when the neighbourhoods are asked in decreasing probability, :math:`\sigma_i`
-the local scale of sample ``i`` (distance to its ``t``-th neighbour, so
-:math:`\tilde\sigma/\sigma_i` is a density relative to the median scale
-:math:`\tilde\sigma`) and :math:`\beta` a fixed density exponent.
+   .. math::
+
+       s_i = \frac{\min_{l \in L} \lVert x_i - x_l\rVert}{\sigma_i}\,\tilde\sigma,
+
+   with :math:`L` the samples in some link, :math:`\sigma_i` the local scale
+   of sample ``i`` (distance to its ``t``-th neighbour, ``local_scales_``) and
+   :math:`\tilde\sigma` their median: the sample farthest from everything
+   asked, in units of its own neighbourhood radius, so dense unexplored
+   regions come before outliers.
+
+Measured with a simulated oracle on digits500 (3 seeds, 200 questions, fixed
+``n_neighbors=8``): :math:`s_i` reaches ARI 0.76 ± 0.04, against 0.67 ± 0.04
+for a random sample, 0.59 ± 0.03 for NPU's uncertainty per expected question
+times density, 0.65 ± 0.07 for the smallest margin and 0.52 ± 0.06 for the
+cheapest sample (fewest expected questions); see ``ActiveSMIClustering``.
 
 A batch asks each sample at most once and each pair of groups at most once,
-so it holds no near-duplicate questions. Nothing here forms an ``n × n``
-matrix: one batch costs :math:`O(n c k)` for ``k`` neighbourhoods plus the
-closure of the links, linear in their number.
+and takes its samples farthest-first (a sample taken counts as linked for the
+next). Nothing here forms an ``n × n`` matrix: one selection costs
+:math:`O(n c k)` for ``k`` neighbourhoods plus :math:`O(n d)` per newly linked
+sample, and the closure of the links is linear in their number.
 
 References
 ----------
 S. Xiong, J. Azimi, X. Z. Fern. Active learning of constraints for
 semi-supervised clustering. IEEE TKDE 26(1), 2014.
+
+S. Basu, A. Banerjee, R. J. Mooney. Active semi-supervision for pairwise
+constrained clustering. SDM 2004.
 """
 
 import numbers
+import sys
 import time
 from dataclasses import dataclass
 
@@ -409,16 +428,22 @@ def select_pairs(
 ):
     r"""The pairs worth asking next ("same cluster or not?") for a fitted model.
 
-    Neighbourhood-based selection (NPU, see :mod:`smiclust.active`): the
-    samples whose placement is most uncertain per expected question, each
-    asked against the neighbourhood the model finds most probable among those
-    it is not known to differ from. Never returns a pair the links already
-    answer: a pair in ``must_link`` or ``cannot_link``, in one must-link group
-    (transitive closure), between two cannot-linked groups, or decided by the
-    number of clusters (a sample that differs from ``c - 1`` of ``c``
-    mutually different groups belongs to the last; with ``c = 2`` the
-    cannot-link graph is 2-coloured). A batch asks each sample at most once
-    and each pair of groups at most once.
+    The samples farthest from every linked sample (in units of their local
+    scale), each asked against the neighbourhood (a must-link group known to
+    differ from the others) that the model finds most probable among those it
+    is not known to differ from; a sample asked before and not yet placed
+    comes first. The strategy and its measurements are in
+    :mod:`smiclust.active`.
+
+    Never returns a pair the links already answer: a pair in ``must_link`` or
+    ``cannot_link``, in one must-link group (transitive closure), between two
+    cannot-linked groups, or decided by the number of clusters (a sample that
+    differs from ``c - 1`` of ``c`` mutually different groups belongs to the
+    last; with ``c = 2`` the cannot-link graph is 2-coloured). A batch asks
+    each sample outside the neighbourhoods at most once, each pair of groups
+    at most once, and spreads its questions over the members of a
+    neighbourhood (a member repeats only when the neighbourhood has fewer
+    members than questions to it).
 
     Parameters
     ----------
@@ -434,12 +459,23 @@ def select_pairs(
     random_state : int, RandomState instance or None, default=None
         Breaks ties between equally scored samples.
 
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a SMIClustering, or a parameter has the wrong
+        type.
+    ValueError
+        If ``X`` does not hold the estimator's training samples, ``n_pairs <
+        1``, or the links are invalid
+        (:func:`smiclust.constraints.check_constraints`).
+
     Returns
     -------
     pairs : ndarray of shape (n_selected, 2), dtype=intp
-        ``i < j`` in each row, best first. ``n_selected == n_pairs`` unless
-        fewer samples are left whose placement the links do not decide
-        (then every such sample is asked once).
+        ``i < j`` in each row, best first. ``n_selected < n_pairs`` only when
+        fewer samples than ``n_pairs`` are left whose cluster the links do
+        not decide: each is asked once, and its further questions wait for
+        the next batch (0 rows: every pair is decided).
 
     Examples
     --------
@@ -517,15 +553,24 @@ _MIN_HELD_OUT = 5
 
 
 class ActiveSMIClustering(ClusterMixin, BaseEstimator):
-    r"""SMIClustering that asks an oracle for links, a batch at a time.
+    r"""SMIClustering that asks an oracle for links until a budget is spent.
 
-    Fits :class:`~smiclust.SMIClustering` without links, then repeats: select
-    ``batch_size`` pairs with the neighbourhood strategy of
-    :func:`select_pairs`, ask ``oracle(i, j)`` for each, refit with every
-    answer so far, until ``budget`` questions are asked or no pair is left to
-    ask. Links that the answers imply through the number of clusters (a
-    sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the last)
-    are added to the fit without a question.
+    Fits :class:`~smiclust.SMIClustering` without links, then repeats: ask
+    ``batch_size`` questions ``oracle(i, j)``, one at a time (each chosen as
+    :func:`select_pairs` chooses, with the answers so far), then refit with
+    every answer, until ``budget`` questions are asked or every pair is
+    decided. Must-links that the answers imply through the number of clusters
+    (a sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the
+    last) enter the fit without a question.
+
+    Parameters left at ``"auto"`` are chosen by SMIClustering's search on the
+    first fits (too few answers to hold out), then by the answers: every
+    ``search_every`` batches a third of them is held out, and the
+    ``n_neighbors`` in (3, 5, 8, 12) whose fit on the rest reproduces the most
+    held-out answers is kept (``gamma = 1``, ``eta = 1`` with two clusters);
+    between searches the parameters stay fixed. On digits500 the LSMI search
+    chose ``n_neighbors`` 2 to 4 on some draws and the loop reached ARI 0.41
+    ± 0.25 at 200 questions; with held-out answers 0.75 ± 0.03 (3 seeds).
 
     Parameters
     ----------
@@ -534,14 +579,13 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     budget : int, default=100
         Largest number of questions asked.
     batch_size : int, default=10
-        Questions per batch (one refit per batch), ``<= budget``.
+        Questions between two refits, ``<= budget``.
     n_neighbors, gamma, eta, violation_penalty, links, neighbor_algorithm, \
 eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
-        As in :class:`~smiclust.SMIClustering`. Parameters set to ``"auto"``
-        are searched on the first fit and every ``search_every`` batches;
-        between searches they stay at the last values chosen.
+        As in :class:`~smiclust.SMIClustering`; ``"auto"`` ones are chosen as
+        described above.
     search_every : int, default=5
-        Batches between two full parameter searches.
+        Batches between two searches of the ``"auto"`` parameters.
     random_state : int, RandomState instance or None, default=None
         Every random choice (the fits, the selection's tie-breaks) flows from
         it.
@@ -574,6 +618,22 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
     See Also
     --------
     select_pairs, smiclust.SMIClustering
+
+    Notes
+    -----
+    Measured with the oracle of the true labels, 10 clusters, the defaults,
+    seeds 0-2 (mean ± std of ARI on all samples; COBRAS from issue 12):
+
+    ============  ===========  ===========  ===========  ===========
+    data          50           100          200          400
+    ============  ===========  ===========  ===========  ===========
+    digits500     0.51 ± 0.06  0.65 ± 0.04  0.75 ± 0.02  0.88 ± 0.02
+    faces100      0.71 ± 0.13  0.83 ± 0.08  1.00 ± 0.00  1.00 ± 0.00
+    ============  ===========  ===========  ===========  ===========
+
+    COBRAS: digits500 0.37 / 0.57 / 0.85 at 50 / 200 / 800, faces100 0.48 /
+    0.94 / 1.00. On faces100 every pair is decided after 156 questions on
+    average. 200 questions on digits500 take about 20 s on one core.
 
     Examples
     --------
@@ -845,9 +905,8 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
             "fit_seconds": fit,
         }
         if self.verbose:
-            import sys
-
-            print(entry, file=sys.stderr)
+            text = ", ".join(f"{key}={value}" for key, value in entry.items())
+            print(f"[smiclust] active: {text}", file=sys.stderr, flush=True)
         return entry
 
     def predict(self, X):
