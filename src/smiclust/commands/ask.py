@@ -13,7 +13,13 @@ import sys
 import time
 
 from . import _common
-from .fit import _id_name, n_neighbors_arg, positive_int, weight_arg
+from .fit import (
+    _id_name,
+    add_data_arguments,
+    add_input_arguments,
+    add_model_arguments,
+    positive_int,
+)
 
 DESCRIPTION = """\
 Ask which rows of DATA belong together, a pair at a time, and fit with the
@@ -96,26 +102,16 @@ def add_parser(subparsers):
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("data", metavar="DATA",
-                   help="data file: .csv/.tsv/.txt, .npy or .parquet")
-    p.add_argument("-k", "--n-clusters", type=positive_int, required=True,
-                   metavar="N", help="number of clusters (>= 2)")
+    add_data_arguments(p, k_help="number of clusters (>= 2)")
     p.add_argument("--budget", type=_non_negative_int, required=True, metavar="N",
                    help="questions in all, the answers already in --links "
                         "included")
     p.add_argument("--links", metavar="FILE", required=True,
                    help="answers file (CSV i,j,answer), created or resumed; "
                         "see 'the --links file' below")
-    inp = p.add_argument_group("input")
-    _common.add_table_arguments(inp)
-    inp.add_argument(
-        "--columns", metavar="NAMES", default=None,
-        help="comma-separated feature columns (names or 0-based positions) "
-             "(default: every column but the id column)")
-    inp.add_argument(
-        "--standardize", action="store_true",
-        help="z-score every feature for the model (the questions show the "
-             "values as read)")
+    add_input_arguments(
+        p, standardize_help="z-score every feature for the model (the questions "
+        "show the values as read)")
     show = p.add_argument_group("questions")
     show.add_argument(
         "--image-shape", type=positive_int, nargs=2, metavar=("H", "W"),
@@ -129,17 +125,7 @@ def add_parser(subparsers):
     show.add_argument(
         "--batch-size", type=positive_int, default=10, metavar="B",
         help="questions chosen per refit of the model (default: 10)")
-    model = p.add_argument_group("model")
-    model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
-                       metavar="auto|INT[,INT...]",
-                       help="kernel neighbours t (default: auto, 1..10)")
-    model.add_argument("--gamma", type=weight_arg, default="auto",
-                       metavar="auto|FLOAT[,FLOAT...]",
-                       help="must-link weight >= 0 (default: auto)")
-    model.add_argument("--eta", type=weight_arg, default="auto",
-                       metavar="auto|FLOAT[,FLOAT...]",
-                       help="cannot-link weight >= 0, used when N = 2 "
-                            "(default: auto)")
+    model = add_model_arguments(p)
     model.add_argument("--random-state", type=int, default=0, metavar="INT",
                        help="seed of the fits and of the choice of pairs "
                             "(default: 0)")

@@ -130,6 +130,43 @@ n_neighbors_arg = _grid_arg("an integer", int, 1)
 weight_arg = _grid_arg("a number", float, 0.0)
 
 
+def add_data_arguments(parser, *, k_help):
+    """DATA and -k/--n-clusters (shared by fit and ask)."""
+    parser.add_argument("data", metavar="DATA",
+                        help="data file: .csv/.tsv/.txt, .npy or .parquet")
+    parser.add_argument("-k", "--n-clusters", type=positive_int, required=True,
+                        metavar="N", help=k_help)
+
+
+def add_input_arguments(parser, *, standardize_help):
+    """The "input" group: how DATA is read (shared by fit and ask)."""
+    inp = parser.add_argument_group("input")
+    _common.add_table_arguments(inp)
+    inp.add_argument(
+        "--columns", metavar="NAMES", default=None,
+        help="comma-separated feature columns (names or 0-based positions), in "
+             "this order (default: every column but the id column)")
+    inp.add_argument("--standardize", action="store_true", help=standardize_help)
+    return inp
+
+
+def add_model_arguments(parser):
+    """The "model" group with --n-neighbors, --gamma and --eta (shared by fit
+    and ask); the caller adds the rest."""
+    model = parser.add_argument_group("model")
+    model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
+                       metavar="auto|INT[,INT...]",
+                       help="kernel neighbours t (default: auto, 1..10)")
+    model.add_argument("--gamma", type=weight_arg, default="auto",
+                       metavar="auto|FLOAT[,FLOAT...]",
+                       help="must-link weight >= 0 (default: auto)")
+    model.add_argument("--eta", type=weight_arg, default="auto",
+                       metavar="auto|FLOAT[,FLOAT...]",
+                       help="cannot-link weight >= 0, used when N = 2 (default: "
+                            "auto)")
+    return model
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "fit",
@@ -138,21 +175,12 @@ def add_parser(subparsers):
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("data", metavar="DATA",
-                   help="data file: .csv/.tsv/.txt, .npy or .parquet")
-    p.add_argument("-k", "--n-clusters", type=positive_int, required=True,
-                   metavar="N", help="number of clusters")
-    inp = p.add_argument_group("input")
-    _common.add_table_arguments(inp)
-    inp.add_argument(
-        "--columns", metavar="NAMES", default=None,
-        help="comma-separated feature columns (names or 0-based positions), in "
-             "this order (default: every column but the id column)")
-    inp.add_argument(
-        "--standardize", action="store_true",
-        help="z-score every feature (subtract the mean, divide by the standard "
-             "deviation); constant columns become 0 (they carry no information) "
-             "and are named in a warning. Stored with --save, applied by predict")
+    add_data_arguments(p, k_help="number of clusters")
+    add_input_arguments(
+        p, standardize_help="z-score every feature (subtract the mean, divide by "
+        "the standard deviation); constant columns become 0 (they carry no "
+        "information) and are named in a warning. Stored with --save, applied by "
+        "predict")
     links = p.add_argument_group("links")
     links.add_argument("--must-link", metavar="FILE", action="append", default=[],
                        help="pairs of rows that belong together (repeatable)")
@@ -173,17 +201,7 @@ def add_parser(subparsers):
         links.add_argument(option, choices=("infer", "yes", "no"), default="infer",
                            help=f"whether the first line of {files} is a header; "
                                 f"'infer' (default): {rule}")
-    model = p.add_argument_group("model")
-    model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
-                       metavar="auto|INT[,INT...]",
-                       help="kernel neighbours t (default: auto, 1..10)")
-    model.add_argument("--gamma", type=weight_arg, default="auto",
-                       metavar="auto|FLOAT[,FLOAT...]",
-                       help="must-link weight >= 0 (default: auto)")
-    model.add_argument("--eta", type=weight_arg, default="auto",
-                       metavar="auto|FLOAT[,FLOAT...]",
-                       help="cannot-link weight >= 0, used when N = 2 (default: "
-                            "auto)")
+    model = add_model_arguments(p)
     model.add_argument("--violation-penalty", type=non_negative_float, default=1.0,
                        metavar="W",
                        help="how much violated links count when the auto "
