@@ -24,14 +24,10 @@ The checks of issue 13 (:func:`noise_checks`), per data set and level:
 """
 
 import math
+import re
 from pathlib import Path
 
-from ._beyond import (
-    _coverage_lines,
-    _methods_lines,
-    _not_ok_lines,
-    write_report_file,
-)
+from ._beyond import _coverage_lines, _methods_lines, write_report_file
 from ._figures import save_figure
 from ._format import percent
 from ._output import FIGURES_DIR, NOISE_REPORT_TITLE, check_out_dir, lock_out_dir
@@ -431,6 +427,24 @@ def write_noise_report(records_path, out_dir, *, config=None, figures=True):
         draw = ((lambda: write_noise_figures(summary, out_dir / FIGURES_DIR))
                 if figures and len(summary) else None)
         return write_report_file(out_dir, lines, draw)
+
+
+def _not_ok_lines(df):
+    """The runs that did not finish, by method, status and reason (numbers in
+    the reason, e.g. the samples of an inconsistent pair, read as N)."""
+    bad = df[df["status"] != "ok"]
+    if not len(bad):
+        return ["Every run finished.", ""]
+    bad = bad.assign(reason=[re.sub(r"\d+", "N", str(e))[:140].replace("|", "/")
+                             for e in bad["error"].fillna("")])
+    lines = ["| method | status | runs | flipped | data sets | reason |",
+             "|---|---|---|---|---|---|"]
+    for (method, status, reason), g in bad.groupby(["method", "status", "reason"],
+                                                   sort=False):
+        noises = ", ".join(percent(f) for f in sorted(g["noise"].unique()))
+        lines.append(f"| {method} | {status} | {len(g)} | {noises} | "
+                     f"{', '.join(sorted(set(g['dataset'])))} | {reason} |")
+    return lines + [""]
 
 
 def _report_lines(df, summary, config):
