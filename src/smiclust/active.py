@@ -622,18 +622,19 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
     Notes
     -----
     Measured with the oracle of the true labels, 10 clusters, the defaults,
-    seeds 0-2 (mean ± std of ARI on all samples; COBRAS from issue 12):
+    seeds 0-4 (mean ± std of ARI on all samples):
 
     ============  ===========  ===========  ===========  ===========
     data          50           100          200          400
     ============  ===========  ===========  ===========  ===========
-    digits500     0.51 ± 0.06  0.65 ± 0.04  0.75 ± 0.02  0.88 ± 0.02
-    faces100      0.71 ± 0.13  0.83 ± 0.08  1.00 ± 0.00  1.00 ± 0.00
+    digits500     0.51 ± 0.05  0.65 ± 0.04  0.75 ± 0.02  0.88 ± 0.02
+    faces100      0.70 ± 0.12  0.88 ± 0.09  1.00 ± 0.00  1.00 ± 0.00
     ============  ===========  ===========  ===========  ===========
 
-    COBRAS: digits500 0.37 / 0.57 / 0.85 at 50 / 200 / 800, faces100 0.48 /
-    0.94 / 1.00. On faces100 every pair is decided after 156 questions on
-    average. 200 questions on digits500 take about 20 s on one core.
+    COBRAS (issue 12): digits500 0.37 / 0.57 / 0.85 at 50 / 200 / 800
+    questions, faces100 0.48 / 0.94 / 1.00. On faces100 every pair is decided
+    after 160 questions on average. 200 questions on digits500 take about
+    16 s on one core.
 
     Examples
     --------
