@@ -24,6 +24,7 @@ def test_discovery_finds_the_estimators():
     names = {cls.__name__ for cls in ESTIMATORS}
     assert names == {
         "SMIClustering",
+        "ActiveSMIClustering",
         "SpectralLearning",
         "ConstrainedSpectralClustering",
     }
