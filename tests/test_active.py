@@ -8,7 +8,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import adjusted_rand_score
 
-from smiclust import ActiveSMIClustering, SMIClustering, select_pairs
+from smiclust import ActiveSMIClustering, SMIClustering, StopAsking, select_pairs
 from smiclust.active import link_closure
 
 
@@ -359,6 +359,127 @@ def test_active_parameters_chosen_by_held_out_answers(four_blobs):
     # a fixed n_neighbors is kept
     fixed = ActiveSMIClustering(4, budget=20, n_neighbors=6, random_state=0)
     assert {h["n_neighbors"] for h in fixed.fit(X, y).history_} == {6}
+
+
+def _recording(y, asked, stop_at=None, error=StopAsking):
+    """The oracle of labels ``y`` that appends each question to ``asked`` and
+    raises ``error`` at question ``stop_at`` (1-based)."""
+
+    def oracle(i, j):
+        asked.append((i, j))
+        if len(asked) == stop_at:
+            raise error
+        return None if (i * j) % 11 == 5 else bool(y[i] == y[j])
+
+    return oracle
+
+
+def test_active_resumed_fit_never_reasks_and_keeps_the_budget(four_blobs):
+    X, y = four_blobs
+    first = []
+    full = ActiveSMIClustering(4, budget=30, batch_size=6, random_state=0)
+    full.fit(X, _recording(y, first))
+    assert full.n_queries_ == len(first) == 30
+    # the first half of the answers given, the rest from the oracle
+    given = first[:15]
+    must = [p for p in given if p in _as_set(full.must_link_)]
+    cannot = [p for p in given if p in _as_set(full.cannot_link_)]
+    unknown = [p for p in given if p in _as_set(full.unknown_pairs_)]
+    assert unknown and len(must) + len(cannot) + len(unknown) == 15
+    asked = []
+    model = ActiveSMIClustering(4, budget=30, batch_size=6, random_state=0)
+    model.fit(X, oracle=_recording(y, asked), must_link=must,
+              cannot_link=[(j, i) for i, j in cannot], unknown_pairs=unknown)
+    assert len(asked) == 15 and model.n_queries_ == 30
+    assert not set(asked) & set(given) and len(set(asked)) == 15
+    # never a pair the given answers decide
+    closure = link_closure(np.array(must), np.array(cannot), len(X), 4)
+    assert not [p for p in asked if closure.known(*p)]
+    # the given answers come first and enter the first fit
+    assert _as_set(model.must_link_[: len(must)]) == set(must)
+    assert _as_set(model.cannot_link_[: len(cannot)]) == set(cannot)
+    assert _as_set(model.unknown_pairs_[: len(unknown)]) == set(unknown)
+    start = model.history_[0]
+    assert (start["n_queries"], start["n_must"], start["n_cannot"],
+            start["n_unknown"]) == (15, len(must), len(cannot), len(unknown))
+    assert adjusted_rand_score(y, model.labels_) >= 0.9
+    # as many answers as the budget: nothing asked, the fit uses them
+    spent = ActiveSMIClustering(4, budget=10, random_state=0)
+    spent.fit(X, oracle=_recording(y, asked), must_link=must, cannot_link=cannot,
+              unknown_pairs=unknown)
+    assert len(asked) == 15 and spent.n_queries_ == 15
+    assert len(spent.history_) == 1 and spent.estimator_.n_violations_ == 0
+    # no oracle: the plain fit with the answers given
+    plain = ActiveSMIClustering(4, random_state=0).fit(X, must_link=must)
+    assert plain.n_queries_ == len(must) and len(plain.history_) == 1
+
+
+def test_active_stop_asking_fits_on_the_answers_so_far(four_blobs):
+    X, y = four_blobs
+    asked = []
+    model = ActiveSMIClustering(4, budget=30, batch_size=5, random_state=0)
+    assert model.fit(X, _recording(y, asked, stop_at=13)) is model
+    assert len(asked) == 13 and model.n_queries_ == 12
+    answered = _as_set(model.must_link_) | _as_set(model.cannot_link_) | _as_set(
+        model.unknown_pairs_)
+    assert answered == set(asked[:12])
+    # the last fit has every answer: two batches of 5, then 2 more
+    last = model.history_[-1]
+    assert len(model.history_) == 4 and last["n_queries"] == 12
+    assert last["n_must"] + last["n_cannot"] + last["n_unknown"] == 12
+    np.testing.assert_array_equal(model.labels_, model.estimator_.labels_)
+    # stopped at the first question of a batch: no refit for nothing
+    asked = []
+    model = ActiveSMIClustering(4, budget=30, batch_size=5, random_state=0)
+    model.fit(X, _recording(y, asked, stop_at=11))
+    assert model.n_queries_ == 10 and len(model.history_) == 3
+    # at the very first question: the fit without links
+    model = ActiveSMIClustering(4, budget=30, random_state=0)
+    model.fit(X, _recording(y, [], stop_at=1))
+    assert model.n_queries_ == 0 and len(model.history_) == 1
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), RuntimeError("oracle down")],
+                         ids=["KeyboardInterrupt", "RuntimeError"])
+def test_active_other_oracle_errors_propagate(four_blobs, error):
+    X, y = four_blobs
+    asked = []
+    model = ActiveSMIClustering(4, budget=30, batch_size=5, random_state=0)
+    with pytest.raises(type(error)) as caught:
+        model.fit(X, _recording(y, asked, stop_at=7, error=error))
+    assert caught.value is error
+    assert len(asked) == 7
+    assert not hasattr(model, "labels_") and not hasattr(model, "estimator_")
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+@pytest.mark.parametrize(
+    "given, error, match",
+    [
+        (dict(must_link=[(0, 100)]), ValueError,
+         r"'must_link' parameter of ActiveSMIClustering.fit must hold indices in "
+         r"\[0, 99\]"),
+        (dict(cannot_link=[(0, 1, 2)]), ValueError,
+         "'cannot_link' parameter of ActiveSMIClustering.fit"),
+        (dict(unknown_pairs=[(3, 3)]), ValueError,
+         "'unknown_pairs' parameter of ActiveSMIClustering.fit"),
+        (dict(unknown_pairs=[(0.0, 1.0)]), TypeError,
+         "'unknown_pairs' parameter of ActiveSMIClustering.fit"),
+        (dict(must_link=[(0, 1)], cannot_link=[(1, 0)]), ValueError,
+         "both a must-link and a cannot-link in ActiveSMIClustering.fit"),
+        (dict(cannot_link=[(2, 5)], unknown_pairs=[(5, 2)]), ValueError,
+         r"'unknown_pairs' parameter of ActiveSMIClustering.fit must hold pairs "
+         r"not answered otherwise; 1 pair\(s\) are also in cannot_link, the first "
+         r"is \(2, 5\)"),
+    ],
+)
+def test_active_given_answers_validation(four_blobs, given, error, match):
+    X, y = four_blobs
+    asked = []
+    with pytest.raises(error, match=match):
+        ActiveSMIClustering(4, budget=10).fit(X, _recording(y, asked), **given)
+    assert not asked
 
 
 def test_active_verbose_reports_each_fit(four_blobs, capsys):

@@ -30,6 +30,7 @@ _EXPORTS = {
     "count_violations": ".constraints",
     "select_pairs": ".active",
     "ActiveSMIClustering": ".active",
+    "StopAsking": ".active",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

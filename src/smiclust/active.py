@@ -79,7 +79,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .constraints import check_constraints
+from .constraints import check_constraints, check_links, pairs_in_both
 from .utils import (
     Interval,
     Options,
@@ -88,7 +88,16 @@ from .utils import (
     validate_params,
 )
 
-__all__ = ["select_pairs", "ActiveSMIClustering"]
+__all__ = ["select_pairs", "ActiveSMIClustering", "StopAsking"]
+
+
+class StopAsking(Exception):
+    """Raised by an oracle to end the questions early.
+
+    :meth:`ActiveSMIClustering.fit` then asks nothing more, fits on the
+    answers so far and returns normally; the question the oracle was asked
+    when it raised is not counted in ``n_queries_``.
+    """
 
 # --------------------------------------------------------------------------
 # The closure of the links: groups, cannot-linked groups, neighbourhoods
@@ -561,7 +570,11 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     every answer, until ``budget`` questions are asked or every pair is
     decided. Must-links that the answers imply through the number of clusters
     (a sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the
-    last) enter the fit without a question.
+    last) enter the fit without a question. Answers known before (a resumed
+    session: ``must_link``, ``cannot_link`` and ``unknown_pairs`` of
+    :meth:`fit`) enter the first fit, are never asked again and count against
+    the budget. The oracle ends the questions early by raising
+    :class:`StopAsking`.
 
     Parameters left at ``"auto"`` are chosen by SMIClustering's search on the
     first fits (too few answers to hold out), then by the answers: every
@@ -577,7 +590,9 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     n_clusters : int, default=2
         Number of clusters ``c`` (known: the selection uses it).
     budget : int, default=100
-        Largest number of questions asked.
+        Total number of questions, the answers given to :meth:`fit`
+        (``must_link``, ``cannot_link``, ``unknown_pairs``) included: at most
+        ``budget`` minus their number are asked.
     batch_size : int, default=10
         Questions between two refits, ``<= budget``.
     n_neighbors, gamma, eta, violation_penalty, links, neighbor_algorithm, \
@@ -599,15 +614,18 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
     estimator_ : SMIClustering
         The last fit, with every answer (and implied must-link).
     must_link_, cannot_link_ : ndarray of shape (n_links, 2)
-        The oracle's "same" and "different" answers, ``i < j``, in asking
-        order.
+        The "same" and "different" answers, ``i < j``: those given to
+        :meth:`fit` first, then the oracle's in asking order.
     inferred_must_link_ : ndarray of shape (n_inferred, 2)
         Must-links the answers imply through ``n_clusters`` (not asked; used
         in the fit with ``must_link_``).
     unknown_pairs_ : ndarray of shape (n_unknown, 2)
-        Pairs answered ``None`` ("don't know"): never asked again, not links.
+        Pairs answered ``None`` ("don't know"), the given ``unknown_pairs``
+        first: never asked again, not links.
     n_queries_ : int
-        Questions asked (``<= budget``), "don't know" included.
+        Questions answered, "don't know" and the answers given to :meth:`fit`
+        included (``<= budget`` unless more answers were given); a question
+        the oracle ended with :class:`StopAsking` is not counted.
     history_ : list of dict
         Per fit: ``n_queries``, ``n_must``, ``n_cannot``, ``n_unknown``,
         ``n_inferred``, ``n_neighbourhoods``, ``n_neighbors``, ``gamma``,
@@ -617,7 +635,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
 
     See Also
     --------
-    select_pairs, smiclust.SMIClustering
+    select_pairs, StopAsking, smiclust.SMIClustering
 
     Notes
     -----
@@ -713,7 +731,16 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         params.update(fixed or {})
         return SMIClustering(self.n_clusters, random_state=seed, **params)
 
-    def fit(self, X, y=None, *, oracle=None):
+    def fit(
+        self,
+        X,
+        y=None,
+        *,
+        oracle=None,
+        must_link=None,
+        cannot_link=None,
+        unknown_pairs=None,
+    ):
         """Ask an oracle up to ``budget`` questions and cluster ``X``.
 
         Parameters
@@ -722,13 +749,25 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         y : callable or array-like of shape (n_samples,), default=None
             The oracle, given by position: ``fit(X, oracle)``. A callable
             ``oracle(i, j)`` for sample indices ``i < j`` returns ``True``
-            (same cluster), ``False`` (different) or ``None`` (don't know). An
-            array of labels stands for the oracle ``y[i] == y[j]`` (a
-            simulation with known classes; scikit-learn passes ``y`` so).
-            ``None`` (and no ``oracle``): no question is asked, the fit is
-            :class:`~smiclust.SMIClustering` without links.
+            (same cluster), ``False`` (different) or ``None`` (don't know), or
+            raises :class:`StopAsking` to end the questions (the fit then uses
+            the answers so far); any other exception it raises propagates
+            unchanged and leaves nothing fitted. An array of labels stands for
+            the oracle ``y[i] == y[j]`` (a simulation with known classes;
+            scikit-learn passes ``y`` so). ``None`` (and no ``oracle``): no
+            question is asked, the fit is :class:`~smiclust.SMIClustering`
+            with the answers given below, if any.
         oracle : callable, default=None
             The oracle by keyword (give ``y`` or ``oracle``, not both).
+        must_link, cannot_link : array-like of shape (n_links, 2), default=None
+            Answers known before ("same", "different"; e.g. a resumed
+            session), validated as in :meth:`SMIClustering.fit
+            <smiclust.SMIClustering.fit>`: used from the first fit on, never
+            asked again, counted against ``budget``.
+        unknown_pairs : array-like of shape (n_unknown, 2), default=None
+            Pairs answered "don't know" before: never asked again, counted
+            against ``budget``, not links (none may be in ``must_link`` or
+            ``cannot_link``).
 
         Returns
         -------
@@ -753,20 +792,30 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
                 "oracle(i, j) -> True, False or None, or an array of labels; "
                 f"got {type(oracle).__name__}."
             )
-        rng = check_random_state(self.random_state)
-        # the model's own checks (X, the SMIClustering parameters) run here,
-        # before any question is asked
-        model = self._model(draw_seeds(rng, 1)[0]).fit(X)
-        n = model.proba_.shape[0]
+        # the model's own checks (X, the SMIClustering parameters), then the
+        # answers given, before any question is asked
+        n = self._model(0)._validate_fit(X, None, None).X.shape[0]
+        must, cannot, unknown = _given_answers(
+            must_link, cannot_link, unknown_pairs, n, f"{owner}.fit"
+        )
         if oracle is not None and not callable(oracle):
             oracle = _label_oracle(oracle, n, owner)
+        rng = check_random_state(self.random_state)
+        n_queries = len(must) + len(cannot) + len(unknown)
+        closure = link_closure(_pairs(must), _pairs(cannot), n, int(self.n_clusters))
+        model = self._model(draw_seeds(rng, 1)[0]).fit(
+            X,
+            must_link=_union(_pairs(must), closure.inferred_must),
+            cannot_link=_pairs(cannot),
+        )
         coverage = _Coverage(check_array(X, dtype=np.float64))
-        must, cannot, unknown = [], [], []
-        n_queries = 0
-        history = [self._record(model, 0, must, cannot, unknown, None, 0.0, True)]
+        history = [
+            self._record(model, n_queries, must, cannot, unknown, closure, 0.0, True)
+        ]
         fixed = None
         batch = 0
-        while oracle is not None and n_queries < self.budget:
+        stopped = oracle is None
+        while not stopped and n_queries < self.budget:
             # one question at a time: each answer updates the closure the next
             # selection sees; the model is refitted after each batch
             t0 = time.perf_counter()
@@ -788,7 +837,11 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
                 if not len(pairs):
                     break
                 i, j = (int(v) for v in pairs[0])
-                answer = _ask(oracle, i, j, owner)
+                try:
+                    answer = _ask(oracle, i, j, owner)
+                except StopAsking:
+                    stopped = True
+                    break
                 n_queries += 1
                 asked += 1
                 {True: must, False: cannot, None: unknown}[answer].append((i, j))
@@ -920,6 +973,23 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         (``estimator_.predict_proba``)."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
+
+
+def _given_answers(must_link, cannot_link, unknown_pairs, n_samples, owner):
+    """The answers given to ``fit`` as lists of canonical ``(i, j)`` tuples,
+    validated as SMIClustering validates links; ``unknown_pairs`` must be
+    neither a must-link nor a cannot-link."""
+    must, cannot = check_constraints(must_link, cannot_link, n_samples, owner=owner)
+    unknown = check_links(unknown_pairs, n_samples, name="unknown_pairs", owner=owner)
+    for name, links in (("must_link", must), ("cannot_link", cannot)):
+        both = pairs_in_both(links, unknown)
+        if len(both):
+            raise ValueError(
+                f"The 'unknown_pairs' parameter of {owner} must hold pairs not "
+                f"answered otherwise; {len(both)} pair(s) are also in {name}, the "
+                f"first is {tuple(int(v) for v in both[0])}."
+            )
+    return [[(int(i), int(j)) for i, j in links] for links in (must, cannot, unknown)]
 
 
 def _label_oracle(labels, n_samples, owner):
