@@ -63,9 +63,9 @@ DATASETS = ("faces100", "parkinson", "sonar", "digits500", "spam", "digits5k")
 UCI = ("parkinson", "sonar", "spam")
 
 BUDGETS = (20, 50, 100, 200, 400, 800)
-METHODS = ("active", "random", "cobras")
+METHODS = ("active", "random", "cobras", "npu")
 LABELS = {"active": "smiclust active", "random": "smiclust, random links",
-          "cobras": "COBRAS"}
+          "cobras": "COBRAS", "npu": "NPU + PCKMeans"}
 
 FIELDS = ("dataset", "preprocessing", "n_samples", "n_clusters", "method",
           "seed", "budget", "n_queries", "n_never_asked", "ari",
@@ -168,6 +168,87 @@ def _run_random(X, y, budget, seed, n_clusters):
              "ari_never_asked": ari_u, "seconds": seconds}], budget, seconds
 
 
+def _run_npu(X, y, budgets, seed, python):
+    """NPU of scikit-query with PCKMeans, run by ``python`` (an interpreter
+    with ``scikit-query``: it pins NumPy and SciPy below this project's) on
+    this file's ``--skquery-worker`` entry point."""
+    import tempfile
+
+    if not python:
+        raise ImportError("NPU needs --skquery-python (an interpreter with "
+                          "scikit-query)")
+    with tempfile.TemporaryDirectory() as tmp:
+        inp, out = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        np.savez(inp, X=X, y=y)
+        done = subprocess.run(
+            [python, os.path.abspath(__file__), "--skquery-worker", inp, out,
+             str(max(budgets)), str(seed)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(" ".join(done.stderr.split()[-40:]))
+        result = np.load(out)
+        pairs, steps, labels = result["pairs"], result["steps"], result["labels"]
+        seconds = float(result["seconds"])
+    # steps[s] = (questions asked when fit s ran, its labels...)
+    rows = []
+    for b in budgets:
+        before = [s for s in steps if s[0] <= b]
+        q = min(b, len(pairs))
+        current = labels if b >= len(pairs) else before[-1][1:]
+        mask = never_asked(len(y), pairs[:q])
+        ari, ari_u = scores(y, current, mask)
+        rows.append({"budget": b, "n_queries": q, "n_never_asked": int(mask.sum()),
+                     "ari": ari, "ari_never_asked": ari_u, "seconds": seconds})
+    return rows, max(budgets), seconds
+
+
+def _skquery_worker(inp, out, budget, seed):
+    """Run NPU (scikit-query) with PCKMeans on ``inp`` and save the questions,
+    the clustering of every PCKMeans fit with the questions asked before it,
+    and the final clustering (PCKMeans on NPU's constraints) to ``out``.
+    Runs in the scikit-query interpreter: NumPy, scikit-learn, skquery and
+    active_semi_clustering only."""
+    saved = np.geterr()
+    from active_semi_clustering.semi_supervised.pairwise_constraints import (
+        PCKMeans,
+    )
+    np.seterr(**saved)
+    from skquery.exceptions import EmptyBudgetError
+    from skquery.pairwise import NPU
+
+    data = np.load(inp)
+    X, y = data["X"], data["y"]
+    k = int(np.unique(y).size)
+
+    class Oracle:
+        def __init__(self):
+            self.queries, self.pairs = 0, []
+
+        def query(self, i, j):
+            if self.queries >= budget:
+                raise EmptyBudgetError
+            self.queries += 1
+            self.pairs.append((int(i), int(j)))
+            return bool(y[i] == y[j])
+
+    oracle, steps = Oracle(), []
+
+    class Recording(PCKMeans):
+        def fit(self, X, y=None, ml=(), cl=()):
+            super().fit(X, y, ml=list(ml), cl=list(cl))
+            steps.append(np.concatenate([[oracle.queries], self.labels_]))
+            return self
+
+    np.random.seed(seed)
+    start = time.perf_counter()
+    constraints = NPU(cc_alg=Recording(n_clusters=k)).fit(X, oracle)
+    final = Recording(n_clusters=k).fit(X, ml=constraints["ml"],
+                                        cl=constraints["cl"])
+    seconds = time.perf_counter() - start
+    np.savez(out, pairs=np.asarray(oracle.pairs, dtype=np.int64).reshape(-1, 2),
+             steps=np.asarray(steps[:-1], dtype=np.int64),
+             labels=np.asarray(final.labels_), seconds=seconds)
+
+
 def _active_class():
     """``ActiveSMIClustering`` with each fit's labels and time kept in its
     ``history_`` entries (through its per-fit ``_record`` hook), so that one
@@ -259,6 +340,9 @@ def run_unit(unit):
             elif method == "random":
                 rows, run_budget, run_seconds = _run_random(X, y, budgets[0], seed,
                                                             n_clusters)
+            elif method == "npu":
+                rows, run_budget, run_seconds = _run_npu(
+                    X, y, budgets, seed, options.get("skquery_python"))
             elif method == "active":
                 rows, run_budget, run_seconds = _run_active(
                     X, y, budgets, seed, n_clusters, options.get("per_budget"))
@@ -386,7 +470,8 @@ def run(args):
     budgets = tuple(sorted(args.budgets))
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     options = {"per_budget": args.active_per_budget,
-               "commit": args.commit or _commit()}
+               "commit": args.commit or _commit(),
+               "skquery_python": args.skquery_python}
     if args.redo:
         with _locked(args.out):
             rows = [r for r in read_records(args.out)
@@ -574,8 +659,8 @@ def plot(rows, path):
     nrows = math.ceil(len(datasets) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows),
                              squeeze=False)
-    colors = {"active": "C0", "random": "C7", "cobras": "C3"}
-    markers = {"active": "o", "random": "s", "cobras": "^"}
+    colors = {"active": "C0", "random": "C7", "cobras": "C3", "npu": "C2"}
+    markers = {"active": "o", "random": "s", "cobras": "^", "npu": "D"}
     for ax, d in zip(axes.ravel(), datasets):
         seeds = {}
         for m in _methods(rows):
@@ -614,7 +699,7 @@ def plot(rows, path):
     for ax in axes.ravel():
         legend.update(zip(*reversed(ax.get_legend_handles_labels())))
     fig.legend(list(legend.values()), list(legend), loc="upper center",
-               ncol=3, fontsize=9)
+               ncol=len(legend), fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     save_figure(fig, path, dpi=80)
 
@@ -677,6 +762,11 @@ def report(args):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--skquery-worker"]:
+        inp, out, budget, seed = argv[1:5]
+        _skquery_worker(inp, out, int(budget), int(seed))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS),
                         choices=DATASETS)
@@ -697,6 +787,9 @@ def main(argv=None):
                         help="code version recorded with the runs (default: "
                              "git HEAD of this checkout, +dirty when src/ has "
                              "uncommitted changes)")
+    parser.add_argument("--skquery-python", metavar="PYTHON", default="",
+                        help="interpreter with scikit-query installed (its own "
+                             "environment), for the method npu")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default="benchmarks/active_learning.csv")
     parser.add_argument("--report", metavar="MARKDOWN",
