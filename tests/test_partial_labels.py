@@ -145,7 +145,8 @@ def test_n_clusters_auto_follows_the_links():
 def test_contradictory_links_are_used_as_given():
     """A cannot-link inside a must-link group means some links are wrong:
     closing them would chain classes together, so the fit uses them as the
-    paper does (same result as links='paper')."""
+    paper does, each with weight 0.3 (same result as links='paper' with
+    those weights)."""
     X, y = make_blobs(n_samples=120, centers=2, cluster_std=1.0, random_state=6)
     must, cannot = sample_links(y, 80, random_state=6)
     a_, b_ = cannot[0]
@@ -157,7 +158,9 @@ def test_contradictory_links_are_used_as_given():
     with pytest.warns(UserWarning, match="no labelling can satisfy every link"):
         a = SMIClustering(2, **kw).fit(X, must_link=flipped_must, cannot_link=cannot)
     b = SMIClustering(2, links="paper", **kw).fit(
-        X, must_link=flipped_must, cannot_link=cannot)
+        X, must_link=flipped_must, cannot_link=cannot,
+        must_link_weight=np.full(len(flipped_must), 0.3),
+        cannot_link_weight=np.full(len(cannot), 0.3))
     assert a.links_ == "paper"
     assert_array_equal(a.labels_, b.labels_)
     assert adjusted_rand_score(y, a.labels_) > 0.9
