@@ -3,9 +3,9 @@
 End-to-end runs are real ``python -m smiclust ask`` processes whose standard
 input is a pipe: the test reads each question off stdout, answers it from the
 true labels of a shipped data set, and checks the --links file after every
-answer. The pairs come from the real ``smiclust.active.select_pairs``; only the
-in-process unit tests inject a selector. One test drives a real terminal
-(tmux new-session / send-keys / capture-pane).
+answer. In process, the questions are checked against those
+``smiclust.ActiveSMIClustering`` asks with the same answers. One test drives a
+real terminal (tmux new-session / send-keys / capture-pane).
 """
 
 import argparse
@@ -460,7 +460,7 @@ def test_in_a_real_terminal_with_tmux(work, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# units, in process (an injected selector)
+# units, in process
 # ---------------------------------------------------------------------------
 
 
@@ -475,41 +475,113 @@ def _args(tmp_path, data, **options):
     return args.parse_args(argv)
 
 
-def test_run_with_an_injected_selector(tmp_path):
+ROWS = re.compile(r"question \d+ of \d+: row (\d+) and row (\d+)")
+
+
+class Answering(io.StringIO):
+    """Standard input of an in-process run: each line read answers the last
+    question on ``stdout`` from the labels ``y`` (``s`` when ``skip(i, j)``),
+    and ``q`` from question ``quit_at`` on."""
+
+    def __init__(self, stdout, y, *, skip=lambda i, j: False, quit_at=None):
+        super().__init__()
+        self.stdout, self.y, self.skip, self.quit_at = stdout, y, skip, quit_at
+
+    def readline(self, size=-1):
+        asked = ROWS.findall(self.stdout.getvalue())
+        if not asked:
+            return ""
+        i, j = map(int, asked[-1])
+        if len(asked) == self.quit_at:
+            return "q\n"
+        return "s\n" if self.skip(i, j) else "yn"[int(self.y[i] != self.y[j])] + "\n"
+
+
+def _blobs(tmp_path, n=45, c=3):
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n_samples=n, centers=c, cluster_std=2.5, random_state=0)
     data = tmp_path / "data.csv"
-    X = np.r_[np.zeros((5, 2)), np.ones((5, 2))] + np.arange(10)[:, None] * 0.01
     np.savetxt(data, X, delimiter=",")
-    calls = []
+    return data, np.loadtxt(data, delimiter=","), y
 
-    def select(model, X, n_pairs, *, must_link, cannot_link, random_state):
-        calls.append((n_pairs, len(must_link), len(cannot_link)))
-        asked = {tuple(p) for p in np.r_[must_link, cannot_link].tolist()}
-        return np.array([p for p in ([0, 1], [2, 7], [3, 4])
-                         if tuple(p) not in asked][:n_pairs])
 
-    stdout = io.StringIO()
-    args = _args(tmp_path, data, batch_size=2)
-    with contextlib.redirect_stderr(io.StringIO()):
-        code = ask.run(args, select=select, stdin=io.StringIO("y\nn\ny\n"),
-                       stdout=stdout)
-    assert code == 0
-    assert calls == [(2, 0, 0), (1, 1, 1)]
-    assert answers_in(tmp_path / "links.csv") == [
-        ["i", "j", "answer"], ["0", "1", "must"], ["2", "7", "cannot"],
-        ["3", "4", "must"]]
-    assert "question 3 of 3: row 3 and row 4" in stdout.getvalue()
+def _skip(i, j):
+    return (i * j) % 7 == 3
+
+
+@pytest.mark.parametrize("case", ["full", "resumed", "quit"])
+def test_asks_the_questions_of_active_smiclustering(tmp_path, case):
+    from smiclust import ActiveSMIClustering, StopAsking
+    from smiclust.io import links_of, write_answers
+
+    data, X, y = _blobs(tmp_path)
+    budget, batch, quit_at = 14, 4, 9
+    reference = []
+
+    def oracle(i, j):
+        reference.append((i, j))
+        if case == "quit" and len(reference) == quit_at:
+            raise StopAsking
+        return None if _skip(i, j) else bool(y[i] == y[j])
+
+    model = ActiveSMIClustering(3, budget=budget, batch_size=batch, random_state=0)
+    given = {}
+    if case == "resumed":  # the first 5 answers of the full run, in the file
+        model.fit(X, oracle)
+        first = reference[:5]
+        kinds = {**{tuple(p): "must" for p in model.must_link_.tolist()},
+                 **{tuple(p): "cannot" for p in model.cannot_link_.tolist()},
+                 **{tuple(p): "skip" for p in model.unknown_pairs_.tolist()}}
+        answers = [(i, j, kinds[i, j]) for i, j in first]
+        write_answers(str(tmp_path / "links.csv"), answers)
+        must, cannot = links_of(answers)
+        given = dict(must_link=must, cannot_link=cannot, unknown_pairs=[
+            (i, j) for i, j, a in answers if a == "skip"])
+        reference = list(first)
+    model.fit(X, oracle, **given)
+    args = _args(tmp_path, data, n_clusters=3, budget=budget, batch_size=batch,
+                 n_neighbors="auto", gamma="auto", eta="auto", random_state=0,
+                 out=tmp_path / "out.csv")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    stdin = Answering(stdout, y, skip=_skip,
+                      quit_at=quit_at if case == "quit" else None)
+    with contextlib.redirect_stderr(stderr):
+        assert ask.run(args, stdin=stdin, stdout=stdout) == 0
+    asked = [tuple(map(int, p)) for p in ROWS.findall(stdout.getvalue())]
+    n_given = len(given and given["must_link"]) + len(
+        given and given["cannot_link"]) + len(given and given["unknown_pairs"])
+    assert asked == reference[n_given:]
+    saved = answers_in(tmp_path / "links.csv")[1:]
+    assert [(int(i), int(j)) for i, j, _ in saved] == reference[: model.n_queries_]
+    assigned = [int(row[-1]) for row in answers_in(tmp_path / "out.csv")[1:]]
+    assert assigned == model.labels_.tolist()
+    summary = summary_of(stderr.getvalue())
+    assert summary["n_answers"] == model.n_queries_
+    assert summary["n_neighbors"] == model.estimator_.n_neighbors_
+    assert summary["stopped"] == ("quit" if case == "quit" else "budget")
+    progress = [line for line in stderr.getvalue().splitlines()
+                if "choosing the next" in line]
+    n_batches = -(-(min(model.n_queries_ + 1, budget) - n_given) // batch)
+    assert len(progress) == n_batches
+    assert stderr.getvalue().count("fitting with") == 1
+    if case == "quit":
+        assert model.n_queries_ == quit_at - 1
+        assert f"{budget - quit_at + 1} questions left of the budget" in (
+            stdout.getvalue())
 
 
 def test_no_pair_left_ends_the_questions(tmp_path):
-    data = tmp_path / "data.csv"
-    np.savetxt(data, np.arange(20.0).reshape(10, 2), delimiter=",")
-    stdout = io.StringIO()
-    with contextlib.redirect_stderr(io.StringIO()):
-        code = ask.run(_args(tmp_path, data),
-                       select=lambda *a, **k: np.empty((0, 2), dtype=int),
-                       stdin=io.StringIO(""), stdout=stdout)
+    data, X, y = _blobs(tmp_path, n=8, c=2)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    args = _args(tmp_path, data, budget=40, n_neighbors=3)
+    with contextlib.redirect_stderr(stderr):
+        code = ask.run(args, stdin=Answering(stdout, y), stdout=stdout)
     assert code == 0 and "No pair is left to ask" in stdout.getvalue()
-    assert not (tmp_path / "links.csv").exists()
+    n = len(ROWS.findall(stdout.getvalue()))
+    assert 0 < n < 40 and len(answers_in(tmp_path / "links.csv")) == 1 + n
+    summary = summary_of(stderr.getvalue())
+    assert summary["stopped"] == "no pairs left" and summary["n_violations"] == 0
 
 
 def test_feature_view_wraps_then_truncates():
@@ -547,14 +619,10 @@ def test_budget_zero_fits_on_the_file_and_asks_nothing(tmp_path):
     np.savetxt(data, np.arange(20.0).reshape(10, 2), delimiter=",")
     (tmp_path / "links.csv").write_text("i,j,answer\n0,1,must\n0,9,cannot\n")
     before = (tmp_path / "links.csv").read_bytes()
-
-    def select(*args, **kwargs):
-        raise AssertionError("no question with --budget 0")
-
     stdout, stderr = io.StringIO(), io.StringIO()
     args = _args(tmp_path, data, budget=0, out=tmp_path / "out.csv")
     with contextlib.redirect_stderr(stderr):
-        code = ask.run(args, select=select, stdin=io.StringIO(""), stdout=stdout)
+        code = ask.run(args, stdin=io.StringIO(""), stdout=stdout)
     assert code == 0 and "question" not in stdout.getvalue()
     assert "2 answers already in" in stdout.getvalue()
     summary = summary_of(stderr.getvalue())

@@ -1,10 +1,10 @@
 """``smiclust ask``: a person answers "same cluster?" questions; answers become links.
 
-The pairs asked are those :func:`smiclust.select_pairs` finds most worth
-asking for the model fitted on the answers so far, refitted after every batch.
-Every answer is saved at once (the whole answers file rewritten atomically),
-so that Ctrl-C, a crash or a closed terminal loses nothing and running the same
-command again resumes.
+The questions are those :class:`smiclust.ActiveSMIClustering` asks, with the
+person as its oracle (:meth:`Session.oracle`): each pair chosen from the
+answers so far, the model refitted after every batch. Every answer is saved
+at once (the whole answers file rewritten atomically), so that Ctrl-C, a crash
+or a closed terminal loses nothing and running the same command again resumes.
 """
 
 import argparse
@@ -27,11 +27,12 @@ answers. Each question shows two rows side by side (their feature values, or
 with --image-shape H W the two rows drawn as images) and reads one answer:
 y (same cluster: a must-link), n (different clusters: a cannot-link), s (skip:
 not sure; not asked again) or q (quit; end of input quits too). Each answer is
-saved to the --links file at once. The pairs are chosen by
-smiclust.select_pairs for the model fitted on the answers so far, refitted
-after every --batch-size answers. After the last question (--budget reached,
-q, or end of input) the model is fitted on every answer, the assignments are
-written to --out, and a summary is printed.
+saved to the --links file at once. The questions are those of
+smiclust.ActiveSMIClustering: each pair chosen from the answers so far, the
+model refitted after every --batch-size answers. After the last question
+(--budget reached, q, end of input, or no pair left to ask) the model is
+fitted on every answer, the assignments are written to --out, and a summary
+is printed.
 
 DATA, --id-column, --columns, --standardize, -k and the model options are those
 of 'smiclust fit'.
@@ -373,10 +374,12 @@ def _draw_png(path, a, b, shape, titles, heading, *, low, high):
 
 
 class Session:
-    """State of one run: data, answers, the file, the screen."""
+    """State of one run: data, answers, the file, the screen; its
+    :meth:`oracle` answers :class:`smiclust.ActiveSMIClustering`'s
+    questions."""
 
     def __init__(self, args, X, shown, ids, id_name, names, answers, rep, *,
-                 select=None, stdin=None, stdout=None):
+                 stdin=None, stdout=None):
         import numpy as np
 
         self.args = args
@@ -385,65 +388,91 @@ class Session:
         self.answers = list(answers)
         self.n_resumed = len(self.answers)
         self.rep = rep
-        self.select = select
         self.stdin = sys.stdin if stdin is None else stdin
         self.stdout = sys.stdout if stdout is None else stdout
-        self.rng = np.random.RandomState(args.random_state)
         self.low, self.high = float(np.min(shown)), float(np.max(shown))
-        self.model = None
-        self.model_answers = None  # number of answers the model was fitted on
         self.stopped = "budget"
+        self.answered = None  # when the model's turn began (the last answer)
+        self.fit_start = None  # when the final fit began (set by wrap_up)
+        self.caught = []  # warnings of the fits since the last question
+        self.asking = False  # in the oracle (its errors are not the fit's)
 
     # -- output ----------------------------------------------------------
     def say(self, text=""):
         print(text, file=self.stdout, flush=True)
 
-    # -- the model -------------------------------------------------------
-    def fit(self, *, quiet_warnings):
+    # -- the loop --------------------------------------------------------
+    def run(self):
+        """Ask through ActiveSMIClustering; the fitted model."""
         import warnings
 
-        from .. import SMIClustering
+        from .. import ActiveSMIClustering
         from ..io import links_of
 
-        if self.model is not None and self.model_answers == len(self.answers):
-            return self.model
+        args = self.args
+        budget = args.budget
+        # the batches of ActiveSMIClustering, which needs batch_size <= budget >= 1
+        self.batch_size = min(args.batch_size, max(budget, 1))
+        if self.n_resumed:
+            self.say(f"{_count(self.n_resumed, 'answer')} already in "
+                     f"{args.links}; not asked again")
         must, cannot = links_of(self.answers)
-        model = SMIClustering(
-            self.args.n_clusters, n_neighbors=self.args.n_neighbors,
-            gamma=self.args.gamma, eta=self.args.eta,
-            random_state=self.args.random_state, verbose=0)
-        with warnings.catch_warnings():
-            if quiet_warnings:
-                warnings.simplefilter("ignore")
+        skipped = [(i, j) for i, j, a in self.answers if a == "skip"]
+        model = ActiveSMIClustering(
+            args.n_clusters, budget=max(budget, 1), batch_size=self.batch_size,
+            n_neighbors=args.n_neighbors, gamma=args.gamma, eta=args.eta,
+            random_state=args.random_state)
+        if len(self.answers) < budget:
+            self._choosing()
+        else:
+            self.wrap_up()
+        self.answered = time.perf_counter()
+        with warnings.catch_warnings(record=True) as self.caught:
+            warnings.simplefilter("always")
             try:
-                model.fit(self.X, must_link=must, cannot_link=cannot)
+                model.fit(self.X, oracle=self.oracle if budget else None,
+                          must_link=must, cannot_link=cannot, unknown_pairs=skipped)
             except (ValueError, TypeError) as exc:
+                if self.asking:  # not the fit's: a bug of the oracle
+                    raise
                 raise _common.usage_error(f"cannot fit: {exc}") from None
-        self.model, self.model_answers = model, len(self.answers)
+        for w in self.caught:  # the final fit's warnings, reported by the caller
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if self.fit_start is None:  # neither q nor the budget: nothing left
+            skipped = self.counts()["skip"]
+            self.say("No pair is left to ask: the answers decide every pair"
+                     + (" but the skipped ones." if skipped else "."))
+            self.stopped = "no pairs left"
+            self.wrap_up()
+            self.fit_start = self.answered  # the final fit followed that answer
         return model
 
-    def next_pairs(self, n_pairs):
-        """Up to ``n_pairs`` pairs to ask, none asked before."""
-        import numpy as np
+    def oracle(self, i, j):
+        """Show the pair, read the reply, save it at once: True (same), False
+        (different), None (skip); q or the end of input raise StopAsking."""
+        from .. import StopAsking
 
-        from ..io import links_of
+        del self.caught[:]  # warnings of the fits before this question
+        self.asking = True
+        self.show(i, j, len(self.answers) + 1)
+        answer = self.read_reply()
+        if answer == "quit":
+            self.wrap_up()
+            self.asking = False
+            raise StopAsking
+        self.save(i, j, answer)
+        self.answered = time.perf_counter()
+        self.asking = False
+        n, budget = len(self.answers), self.args.budget
+        if n >= budget:
+            self.wrap_up()
+        elif (n - self.n_resumed) % self.batch_size == 0:
+            self._choosing()
+        return {"must": True, "cannot": False, "skip": None}[answer]
 
-        select = self.select
-        if select is None:
-            from .. import select_pairs as select
-        model = self.fit(quiet_warnings=True)
-        must, cannot = links_of(self.answers)
-        asked = {(min(i, j), max(i, j)) for i, j, _ in self.answers}
-        n_skipped = sum(a == "skip" for _, _, a in self.answers)
-        pairs = select(model, self.X, n_pairs + n_skipped, must_link=must,
-                       cannot_link=cannot, random_state=self.rng)
-        fresh = []
-        for i, j in np.asarray(pairs, dtype=np.intp).reshape(-1, 2).tolist():
-            key = (min(i, j), max(i, j))
-            if key not in asked and i != j:
-                asked.add(key)
-                fresh.append((i, j))
-        return fresh[:n_pairs]
+    def _choosing(self):
+        want = min(self.args.batch_size, self.args.budget - len(self.answers))
+        self.rep.progress(f"choosing the next {_count(want, 'question')}")
 
     # -- one question ----------------------------------------------------
     def show(self, i, j, number):
@@ -499,28 +528,23 @@ class Session:
             raise _common.usage_error(f"cannot write --links {self.args.links!r}: "
                                       f"{exc.strerror or exc}") from None
 
-    # -- the loop --------------------------------------------------------
-    def run(self):
-        budget, batch = self.args.budget, self.args.batch_size
-        if self.n_resumed:
-            self.say(f"{_count(self.n_resumed, 'answer')} already in "
-                     f"{self.args.links}; not asked again")
-        while len(self.answers) < budget:
-            want = min(batch, budget - len(self.answers))
-            self.rep.progress(f"choosing the next {_count(want, 'question')}")
-            pairs = self.next_pairs(want)
-            if not pairs:
-                skipped = self.counts()["skip"]
-                self.say("No pair is left to ask: the answers decide every pair"
-                         + (" but the skipped ones." if skipped else "."))
-                self.stopped = "no pairs left"
-                return
-            for i, j in pairs:
-                self.show(i, j, len(self.answers) + 1)
-                answer = self.read_reply()
-                if answer == "quit":
-                    return
-                self.save(i, j, answer)
+    # -- the end ---------------------------------------------------------
+    def wrap_up(self):
+        """Where the answers stand, before the final fit."""
+        args = self.args
+        counts = self.counts()
+        n = len(self.answers)
+        self.say()
+        self.say(
+            f"{_count(n, 'answer')} in {args.links} ({counts['must']} same, "
+            f"{counts['cannot']} different, {counts['skip']} skipped; "
+            f"{n - self.n_resumed} this session)" + (
+                f"; {_count(args.budget - n, 'question')} left of the budget of "
+                f"{args.budget}: run the same command to go on"
+                if n < args.budget else ""))
+        self.rep.progress(f"fitting with {_count(counts['must'], 'must-link')} and "
+                          f"{_count(counts['cannot'], 'cannot-link')}")
+        self.fit_start = time.perf_counter()
 
     def counts(self):
         from ..io import ANSWERS
@@ -533,7 +557,7 @@ def _count(number, noun):
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def run(args, *, select=None, stdin=None, stdout=None):
+def run(args, *, stdin=None, stdout=None):
     start = time.perf_counter()
     rep = _common.Reporter("ask", quiet=args.quiet)
     fmt = _check_options(args)
@@ -541,10 +565,11 @@ def run(args, *, select=None, stdin=None, stdout=None):
     answers = _read_answers(args.links, ids, X.shape[0])
     id_name = _id_name(args.id_column, names, ids)
     session = Session(args, X, shown, ids, id_name, names, answers, rep,
-                      select=select, stdin=stdin, stdout=stdout)
+                      stdin=stdin, stdout=stdout)
     try:
-        session.run()
-        _finish(session, fmt, start)
+        with _common.captured_warnings(rep):
+            model = session.run()
+        _finish(session, model, fmt, start)
     except KeyboardInterrupt:
         n = len(session.answers)
         kept = (f"{_count(n, 'answer')} saved in {args.links} (run the same "
@@ -564,35 +589,25 @@ def _read_answers(path, ids, n_samples):
                               n_samples=n_samples)
 
 
-def _finish(session, fmt, start):
-    """The final fit, --out, and the summary."""
+def _finish(session, model, fmt, start):
+    """--out and the summary, after the final fit (``model``)."""
+    from ..constraints import count_violations
+    from ..io import links_of
+
     args, rep = session.args, session.rep
     counts = session.counts()
     n = len(session.answers)
-    asked_now = n - session.n_resumed
-    session.say()
-    session.say(
-        f"{_count(n, 'answer')} in {args.links} ({counts['must']} same, "
-        f"{counts['cannot']} different, {counts['skip']} skipped; "
-        f"{asked_now} this session)" + (
-            f"; {_count(args.budget - n, 'question')} left of the budget of "
-            f"{args.budget}: run the same command to go on"
-            if n < args.budget else ""))
-    rep.progress(f"fitting with {_count(counts['must'], 'must-link')} and "
-                 f"{_count(counts['cannot'], 'cannot-link')}")
-    fit_start = time.perf_counter()
-    session.model = None  # the final fit reports its warnings
-    with _common.captured_warnings(rep):
-        model = session.fit(quiet_warnings=False)
-    fit_seconds = time.perf_counter() - fit_start
-    rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
-                 f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
-                 f"{model.n_violations_} of {counts['must'] + counts['cannot']} "
+    fitted = model.estimator_
+    n_violations = count_violations(model.labels_, *links_of(session.answers))
+    fit_seconds = time.perf_counter() - session.fit_start
+    rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={fitted.n_neighbors_}, "
+                 f"gamma={fitted.gamma_:g}, eta={fitted.eta_:g}, "
+                 f"{n_violations} of {counts['must'] + counts['cannot']} "
                  "links violated")
     if args.out is not None:
         from .. import io
 
-        proba = model.proba_ if args.proba else None
+        proba = fitted.proba_ if args.proba else None
         try:
             io.write_assignments(args.out, model.labels_, proba, session.ids, fmt,
                                  id_name=session.id_name)
@@ -610,16 +625,16 @@ def _finish(session, fmt, start):
         "n_clusters": args.n_clusters,
         "budget": args.budget,
         "n_answers": n,
-        "n_asked_now": asked_now,
+        "n_asked_now": n - session.n_resumed,
         "n_must_link": counts["must"],
         "n_cannot_link": counts["cannot"],
         "n_skipped": counts["skip"],
         "stopped": session.stopped,
         "cluster_sizes": _common.cluster_sizes(model.labels_, args.n_clusters),
-        "n_neighbors": int(model.n_neighbors_),
-        "gamma": float(model.gamma_),
-        "eta": float(model.eta_),
-        "n_violations": int(model.n_violations_),
+        "n_neighbors": int(fitted.n_neighbors_),
+        "gamma": float(fitted.gamma_),
+        "eta": float(fitted.eta_),
+        "n_violations": n_violations,
         "random_state": args.random_state,
         "out": args.out,
         "format": fmt,
