@@ -352,3 +352,19 @@ def test_appending_to_a_beyond_records_file_keeps_its_columns(tmp_path):
     (record,) = read_records(path)
     assert record["run_id"] == "a" and record["noise"] == ""
     assert load_records(path)["noise"][0] == 0.0
+
+
+def test_the_committed_noise_report_regenerates_byte_identical(tmp_path):
+    """docs/noisy-links: its records load, its report comes out the same."""
+    import shutil
+
+    from smiclust.experiments import write_noise_report
+
+    docs = DOCS / "noisy-links"
+    for name in (RECORDS_FILE, "config.json"):
+        shutil.copy(docs / name, tmp_path / name)
+    config = json.loads((docs / "config.json").read_text())
+    report = write_noise_report(tmp_path / RECORDS_FILE, tmp_path, config=config)
+    assert report.read_bytes() == (docs / "report.md").read_bytes()
+    records = read_records(tmp_path / RECORDS_FILE)
+    assert len(records) == 1040 and {r["protocol"] for r in records} == {"noise"}
