@@ -678,7 +678,8 @@ def plot(rows, path):
             ax.fill_between(x, mean - std, mean + std, color=colors[m],
                             alpha=0.18, linewidth=0)
             counts = sorted({s[2] for _, s in keep})
-            seeds[{"cobras": "COBRAS"}.get(m, m)] = "/".join(map(str, counts))
+            short = {"cobras": "COBRAS", "npu": "NPU"}.get(m, m)
+            seeds[short] = "/".join(map(str, counts))
         first = next(r for r in rows if r["dataset"] == d)
         counts = set(seeds.values())
         seeds_text = (f"{counts.pop()} seeds" if len(counts) == 1 else "seeds "
@@ -689,7 +690,7 @@ def plot(rows, path):
         ax.set_xticks(BUDGETS)
         ax.set_xticklabels([str(b) for b in BUDGETS])
         ax.minorticks_off()
-        ax.set_ylim(-0.05, 1.02)
+        ax.set_ylim(-0.12, 1.02)
         ax.grid(alpha=0.3)
         ax.set_xlabel("questions asked")
         ax.set_ylabel("ARI (all points)")
