@@ -72,6 +72,13 @@ def work(tmp_path_factory):
     return {"dir": d, "label": label, "n_parkinson": 195, "n_digits": len(keep)}
 
 
+def _default_sigint():
+    """Ctrl-C must reach the child as KeyboardInterrupt even when the test runs
+    in a background job, whose shell starts it with SIGINT ignored (inherited,
+    and Python then installs no handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Asker:
     """``smiclust ask`` in a subprocess, stdout read as it comes."""
 
@@ -79,7 +86,7 @@ class Asker:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "smiclust", "ask", *map(str, args)], cwd=cwd,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=_env(terminal=(100, 40)))
+            env=_env(terminal=(100, 40)), preexec_fn=_default_sigint)
         self.chunks = {"out": [], "err": []}
         self.readers = [threading.Thread(target=self._read, args=(stream, key),
                                          daemon=True)

@@ -205,21 +205,3 @@ def test_many_cluster_group_labels_keep_groups_and_respect_cannot_links(seed):
     assert np.all(got[must[:, 0]] == got[must[:, 1]])
     assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
 
-
-def test_mutually_cannot_linked_groups_take_one_cluster_each():
-    """c groups, every two cannot-linked, covering every sample: whatever the
-    scores, the labels are a permutation of the groups (no broken link)."""
-    rng = np.random.RandomState(0)
-    c, size = 6, 4
-    group = np.repeat(np.arange(c), size)
-    must = np.array([(a * size, a * size + k)
-                     for a in range(c) for k in range(1, size)])
-    cannot = np.array([(a * size, b * size) for a in range(c) for b in range(a + 1, c)])
-    groups = link_groups(must, cannot, c * size)
-    for _ in range(20):
-        scores = rng.exponential(size=(c * size, c))
-        scores[:, 0] += 3.0  # every sample prefers cluster 0
-        labels = group_labels(scores, groups, c)
-        assert sorted(np.unique(labels[::size])) == list(range(c))
-        assert_array_equal(labels, np.repeat(labels[::size], size))
-        assert np.all(group == groups.group)

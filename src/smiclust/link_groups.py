@@ -249,11 +249,7 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
       modes from the argmax, a group taking the cluster that maximises
       :math:`m_{ay}/\sum_y m_{ay} - \mathrm{penalty}\cdot
       \#\{\text{cannot-linked groups in } y\}`, larger groups first, until no
-      group moves or ``max_rounds``; then the same with a penalty of 2 (more
-      than any difference of shares), so that a group still in a cluster with
-      a cannot-linked group moves wherever it breaks fewer cannot-links. With
-      ``c`` mutually cannot-linked groups and ``c`` clusters every group ends
-      in its own cluster.
+      group moves or ``max_rounds``.
 
     Returns
     -------
@@ -281,7 +277,6 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
         todo[linked] = True
     if todo.any():
         _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
-        _conditional_modes(labels, mass, groups, todo, 2.0, max_rounds)
     return labels[groups.group]
 
 
