@@ -36,15 +36,15 @@ from smiclust import (
     lsmi_score,
     sample_links,
 )
-from smiclust.kernels import modified_kernel
-from smiclust.link_operator import dense_smic_matrix
-from smiclust.solver import solve_smic
 from smiclust.constraints import check_constraints
 from smiclust.datasets import make_digits5k
 from smiclust.kernels import (
     local_scaling_kernel_from_neighbors,
+    modified_kernel,
     nearest_neighbors,
 )
+from smiclust.link_operator import dense_smic_matrix
+from smiclust.solver import solve_smic
 
 SUMMARY = []
 

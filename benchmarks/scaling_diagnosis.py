@@ -19,10 +19,10 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score, confusion_matrix
 
 from smiclust import sample_links
-from smiclust.solver import solve_smic
 from smiclust.constraints import check_constraints
 from smiclust.kernels import local_scaling_kernel_from_neighbors
 from smiclust.neighbors import nearest_neighbors
+from smiclust.solver import solve_smic
 
 
 def main(n):
