@@ -120,7 +120,7 @@ class GroupSMICOperator(LinearOperator):
         self.cannot_matrix = groups.cannot_matrix
         self.sizes = groups.sizes.astype(np.float64)
         self.block_weights = (
-            None if block_weights is None
+            np.ones(groups.n_groups) if block_weights is None
             else np.asarray(block_weights, dtype=np.float64)
         )
         self.gamma = float(gamma)
@@ -130,17 +130,13 @@ class GroupSMICOperator(LinearOperator):
 
     def apply_kernel(self, W):
         r"""Return :math:`K' W = K_{\mathrm{off}}W + G\,\mathrm{diag}(w)(G^\top W)`."""
+        w = self.block_weights
         Z = self.GT @ W
-        if self.block_weights is not None:
-            Z = Z * (self.block_weights if Z.ndim == 1 else self.block_weights[:, None])
-        return self.K_off @ W + self.G @ Z
+        return self.K_off @ W + self.G @ (w * Z if Z.ndim == 1 else w[:, None] * Z)
 
     def kernel_matrix(self):
         """The sparse :math:`K'` (its group blocks stored entry by entry)."""
-        w = self.block_weights
-        if w is None:
-            w = np.ones(self.G.shape[1])
-        return (self.K_off + self.G @ sp.diags(w) @ self.GT).tocsr()
+        return (self.K_off + self.G @ sp.diags(self.block_weights) @ self.GT).tocsr()
 
     def apply_middle(self, W):
         """Return :math:`B W` for a vector or block ``W``."""

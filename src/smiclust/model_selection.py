@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse.csgraph import connected_components
 
-from .constraints import link_violations
+from .constraints import link_matrix, link_violations
 from .kernels import local_scaling_kernel_from_neighbors
 from .solver import LinkSet, prepare_kernel, solve_links
 
@@ -383,13 +383,13 @@ def connected_neighbors_grid(graph, t_grid, must_link, n_clusters):
     kept (the largest on ties).
     """
     n = graph.n_samples
-    ml = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
+    must = link_matrix(must_link, n)
     counts = []
     for t in t_grid:
-        rows = np.concatenate([np.repeat(np.arange(n), t), ml[:, 0]])
-        cols = np.concatenate([graph.indices[:, :t].ravel(), ml[:, 1]])
-        pattern = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-        counts.append(connected_components(pattern, directed=False)[0])
+        rows = np.repeat(np.arange(n), t)
+        knn = sp.csr_matrix((np.ones(rows.size), (rows, graph.indices[:, :t].ravel())),
+                            shape=(n, n))
+        counts.append(connected_components(knn + must, directed=False)[0])
     kept = [t for t, k in zip(t_grid, counts) if k <= n_clusters]
     if kept:
         return kept
