@@ -380,3 +380,103 @@ def test_registry_entry_loads_advertised_shape(name):
 def test_registry_entries_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         DATASETS["sonar"].n_samples = 1
+
+
+SKLEARN_PROBLEMS = {
+    # name: n_samples, n_features, n_classes
+    "iris": (150, 4, 3),
+    "wine": (178, 13, 3),
+    "breast_cancer": (569, 30, 2),
+}
+
+
+def test_sklearn_registry_is_separate_from_the_papers():
+    from smiclust.datasets import SKLEARN_DATASETS
+
+    assert set(SKLEARN_DATASETS) == set(SKLEARN_PROBLEMS)
+    assert not set(SKLEARN_DATASETS) & set(DATASETS)
+    assert {"SKLEARN_DATASETS", "dataset_info"} <= set(datasets.__all__)
+
+
+@pytest.mark.parametrize("name", list(SKLEARN_PROBLEMS))
+def test_sklearn_dataset_loads_advertised_shape(name):
+    import sklearn.datasets
+
+    from smiclust.datasets import SKLEARN_DATASETS
+
+    info = SKLEARN_DATASETS[name]
+    n, d, c = SKLEARN_PROBLEMS[name]
+    assert isinstance(info, DatasetInfo) and info.name == name
+    assert (info.n_samples, info.n_features, info.n_classes) == (n, d, c)
+    assert info.random_subsample is False
+    X, y = info.load(random_state=0)
+    assert X.shape == (n, d) and y.shape == (n,)
+    assert X.dtype == np.float64 and y.dtype == np.int64
+    assert X.flags.c_contiguous
+    assert_array_equal(np.unique(y), np.arange(c))
+    X_sk, y_sk = getattr(sklearn.datasets, f"load_{name}")(return_X_y=True)
+    assert_array_equal(X, X_sk)
+    assert_array_equal(y, y_sk)
+    X_other, _ = info.load(random_state=1)
+    assert_array_equal(X_other, X)
+
+
+@pytest.mark.parametrize("name", list(SKLEARN_PROBLEMS))
+def test_sklearn_dataset_returns_fresh_copies(name):
+    from smiclust.datasets import SKLEARN_DATASETS
+
+    info = SKLEARN_DATASETS[name]
+    X, y = info.load()
+    X_before, y_before = X.copy(), y.copy()
+    X[:] = -1.0
+    y[:] = 7
+    X_again, y_again = info.load()
+    assert_array_equal(X_again, X_before)
+    assert_array_equal(y_again, y_before)
+    assert not np.shares_memory(X_again, X)
+
+
+@pytest.mark.parametrize("name", list(SKLEARN_PROBLEMS))
+def test_sklearn_dataset_checksum_matches_recorded(name):
+    from smiclust.datasets import SKLEARN_DATASETS, _bundled
+
+    X, y = SKLEARN_DATASETS[name].load()
+    digest = hashlib.sha256(
+        np.ascontiguousarray(X, np.float64).tobytes()
+        + np.ascontiguousarray(y, np.int64).tobytes()
+    ).hexdigest()
+    assert digest == _bundled._SHA256[name]
+
+
+def test_sklearn_dataset_tampered_checksum_raises(monkeypatch):
+    from smiclust.datasets import SKLEARN_DATASETS, _bundled
+
+    real = _bundled._SHA256["wine"]
+    monkeypatch.setitem(_bundled._SHA256, "wine", "0" * 64)
+    with pytest.raises(ValueError) as excinfo:
+        SKLEARN_DATASETS["wine"].load()
+    message = str(excinfo.value)
+    assert "'wine'" in message
+    assert "0" * 64 in message
+    assert real in message  # the digest received
+    # the other data sets still load
+    X, _ = SKLEARN_DATASETS["iris"].load()
+    assert X.shape == (150, 4)
+
+
+def test_dataset_info_finds_both_registries():
+    from smiclust.datasets import SKLEARN_DATASETS, dataset_info
+
+    assert dataset_info("sonar") is DATASETS["sonar"]
+    assert dataset_info("digits500") is DATASETS["digits500"]
+    assert dataset_info("iris") is SKLEARN_DATASETS["iris"]
+    assert dataset_info("breast_cancer") is SKLEARN_DATASETS["breast_cancer"]
+
+
+def test_dataset_info_rejects_unknown_name():
+    from smiclust.datasets import dataset_info
+
+    with pytest.raises(ValueError, match=r"dataset must be one of \[.*'iris'.*\]; "
+                       r"got 'no-such-set'") as excinfo:
+        dataset_info("no-such-set")
+    assert "'sonar'" in str(excinfo.value)

@@ -122,8 +122,8 @@ def test_suspect_scores_on_a_hand_made_ranking():
 def test_noise_config_and_its_runs():
     config = noise_config()
     assert config["name"] == "noise" and config["seeds"] == tuple(range(5))
-    assert list(config["datasets"]) == ["faces100", "parkinson", "sonar",
-                                        "digits500"]
+    assert list(config["datasets"]) == ["faces100", "iris", "wine", "parkinson",
+                                        "sonar", "digits500"]
     spec = config["datasets"]["parkinson"]
     assert spec["link_fractions"] == () and spec["preprocessing"] == ("raw",)
     assert spec["noise_link_fractions"] == (0.01, 0.05)
@@ -131,7 +131,7 @@ def test_noise_config_and_its_runs():
     assert config["methods"]["csc"]["ts"] == (4,)
     runs = plan_runs(config)
     # data sets x levels x seeds x (5 methods x 5 fractions + no links once)
-    assert len(runs) == 4 * 2 * 5 * (5 * 5 + 1)
+    assert len(runs) == 6 * 2 * 5 * (5 * 5 + 1)
     ids = [r["run_id"] for r in runs]
     assert len(set(ids)) == len(ids)
     assert "sonar/raw/smiclust/t=auto/links=0.05/noise=0.2/seed=3" in ids
@@ -368,3 +368,64 @@ def test_the_committed_noise_report_regenerates_byte_identical(tmp_path):
     assert report.read_bytes() == (docs / "report.md").read_bytes()
     records = read_records(tmp_path / RECORDS_FILE)
     assert len(records) == 1040 and {r["protocol"] for r in records} == {"noise"}
+
+
+def test_noise_config_runs_iris_and_wine_standardized():
+    config = noise_config()
+    for name in ("iris", "wine"):
+        spec = config["datasets"][name]
+        assert spec["preprocessing"] == ("standardized",)
+        assert spec["noise_link_fractions"] == (0.01, 0.05)
+        assert spec["noise_fractions"] == NOISE_FRACTIONS
+    for name in ("faces100", "parkinson", "sonar", "digits500"):
+        assert config["datasets"][name]["preprocessing"] == ("raw",)
+    ids = {r["run_id"] for r in plan_runs(config)}
+    assert "iris/standardized/smiclust/t=auto/links=0.01/noise=0.1/seed=0" in ids
+    assert "wine/standardized/csc/t=4/links=0.05/noise=0.3/seed=4" in ids
+    assert not any(i.startswith(("iris/raw/", "wine/raw/")) for i in ids)
+
+
+def test_noise_config_keeps_the_committed_runs():
+    # the committed records of the four original data sets stay runs of the
+    # config (same run ids), so adding iris and wine reruns none of them
+    with open(DOCS / "noisy-links" / RECORDS_FILE, newline="") as f:
+        committed = {row["run_id"] for row in csv.DictReader(f)}
+    planned = {r["run_id"] for r in plan_runs(noise_config())}
+    assert committed and committed <= planned
+    new = {tuple(i.split("/")[:2]) for i in planned - committed}
+    assert new == {("iris", "standardized"), ("wine", "standardized")}
+
+
+def test_load_problem_standardizes_iris():
+    X, y = load_problem("iris", "standardized", 0)
+    assert X.shape == (150, 4) and y.shape == (150,)
+    np.testing.assert_allclose(X.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(X.std(axis=0), 1.0, rtol=1e-12)
+    X_raw, y_raw = load_problem("iris", "raw", 0)
+    assert not np.allclose(X_raw.std(axis=0), 1.0)
+    np.testing.assert_array_equal(y_raw, y)
+    # a fixed data set: the seed does not change it
+    X_other, _ = load_problem("iris", "standardized", 3)
+    np.testing.assert_array_equal(X_other, X)
+
+
+def test_cli_accepts_sklearn_datasets():
+    from smiclust.cli import build_parser
+    from smiclust.commands._common import UsageError
+    from smiclust.commands.reproduce import build_config
+
+    def config(*argv):
+        return build_config(build_parser().parse_args(["reproduce", *argv]))
+
+    noise = config("--config", "noise", "--datasets", "wine", "iris")
+    assert list(noise["datasets"]) == ["wine", "iris"]
+    assert noise["datasets"]["wine"]["preprocessing"] == ("standardized",)
+    assert noise["datasets"]["iris"]["noise_link_fractions"] == (0.01, 0.05)
+    pairs = config("--datasets", "breast_cancer", "--link-levels", "0.01")
+    assert pairs["datasets"]["breast_cancer"]["link_fractions"] == (0.01,)
+    # no levels of the paper for a scikit-learn data set: --link-levels needed
+    with pytest.raises(UsageError, match="--datasets iris: not in --config full"):
+        config("--datasets", "iris")
+    with pytest.raises(UsageError, match=r"--datasets must be among \[.*'wine'\]; "
+                       r"got \['iriss'\]"):
+        config("--datasets", "iriss")

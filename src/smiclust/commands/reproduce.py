@@ -69,7 +69,8 @@ def add_parser(subparsers):
                         "seeds, random pairs and partial labels, with ARI on the "
                         f"unlinked samples (default --out {DEFAULT_OUT_BEYOND}); "
                         "noise: 0, 5, 10, 20, 30 %% of the links flipped at two "
-                        "link levels on those data sets (raw), the default with "
+                        "link levels on those data sets (raw) and scikit-learn's "
+                        "iris and wine (standardized), the default with "
                         "and without links, 3SMIC, COPKMeans, PCKMeans, CSC t=4 "
                         f"(default --out {DEFAULT_OUT_NOISE}); noise-quick: its "
                         "small version")
@@ -77,8 +78,10 @@ def add_parser(subparsers):
                    help="small version: parkinson and faces100, 2 seeds, 3 link "
                         "levels, 3SMIC on a small grid, SL and CSC at t=7")
     p.add_argument("--datasets", nargs="+", metavar="NAME", default=None,
-                   help="data sets to run (default: all six; --quick: parkinson "
-                        "faces100)")
+                   help="data sets to run: the paper's six or scikit-learn's "
+                        "iris wine breast_cancer (these need --link-levels "
+                        "outside --config noise) (default: all six; --quick: "
+                        "parkinson faces100)")
     p.add_argument("--methods", nargs="+", metavar="NAME", default=None,
                    help="methods: 3smic sl csc pckmeans mpckmeans copkmeans e2cp, "
                         "and beyond the paper smiclust cobs labelspreading "
@@ -154,8 +157,8 @@ def _config_name(args):
 def build_config(args):
     """The config of the command line arguments (plain data)."""
     from .. import experiments
-    from ..datasets import DATASETS
-    from ..experiments import METHODS, full_config, make_config
+    from ..datasets import DATASETS, SKLEARN_DATASETS
+    from ..experiments import METHODS, PREPROCESSING, full_config, make_config
 
     name = _config_name(args)
     quick = name == "quick"
@@ -171,9 +174,10 @@ def build_config(args):
         raise UsageError(f"--noise-fractions must lie in [0, 1]; got "
                          f"{noise_fractions}")
     if args.datasets is not None:
-        unknown = [d for d in args.datasets if d not in DATASETS]
+        unknown = [d for d in args.datasets if not _is_dataset(d)]
         if unknown:
-            raise UsageError(f"--datasets must be among {sorted(DATASETS)}; got "
+            raise UsageError(f"--datasets must be among "
+                             f"{sorted([*DATASETS, *SKLEARN_DATASETS])}; got "
                              f"{unknown}")
     if args.methods is not None:
         unknown = [m for m in args.methods if m not in METHODS]
@@ -196,8 +200,14 @@ def build_config(args):
         if noise:
             datasets[d] = _noise_spec(args, base, full, d)
             continue
-        spec = dict(base["datasets"].get(d) or full["datasets"][d])
-        if d not in base["datasets"] and quick:
+        spec = base["datasets"].get(d) or full["datasets"].get(d)
+        if spec is None:  # a scikit-learn data set: no levels of the paper
+            if args.link_levels is None:
+                raise UsageError(f"--datasets {d}: not in --config {base['name']}; "
+                                 "give its levels with --link-levels")
+            spec = {"link_fractions": (), "preprocessing": PREPROCESSING}
+        spec = dict(spec)
+        if d not in base["datasets"] and d in full["datasets"] and quick:
             levels = full["datasets"][d]["link_fractions"]
             spec["link_fractions"] = (levels[0], levels[len(levels) // 2], levels[-1])
         if args.link_levels is not None:
@@ -218,14 +228,28 @@ def build_config(args):
                            seeds=seeds, method_overrides=overrides)
 
 
+def _is_dataset(name):
+    """Whether ``name`` is a data set of the paper or of scikit-learn."""
+    from ..datasets import dataset_info
+
+    try:
+        dataset_info(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _noise_spec(args, base, full, dataset):
     """The spec of ``dataset`` in a noise config, with the command line's
     levels and fractions; a data set outside the config needs --link-levels."""
     from ..experiments import NOISE_FRACTIONS
+    from ..experiments._config import NOISE_PREPROCESSING
 
+    default = full["datasets"].get(dataset, {}).get(
+        "preprocessing", NOISE_PREPROCESSING.get(dataset, ("raw",)))
     spec = dict(base["datasets"].get(dataset) or {
         "link_fractions": (),
-        "preprocessing": full["datasets"][dataset]["preprocessing"],
+        "preprocessing": default,
         "noise_fractions": NOISE_FRACTIONS})
     if args.link_levels is not None:
         spec["noise_link_fractions"] = tuple(sorted(set(args.link_levels)))

@@ -7,7 +7,9 @@ Loaders (each verifies the sha256 of its shipped file and returns fresh copies):
 
 :data:`DATASETS` maps the six problem names of the paper to a
 :class:`DatasetInfo` record; ``DATASETS[name].load(random_state)`` returns
-``(X, y)``.
+``(X, y)``. :data:`SKLEARN_DATASETS` adds real data sets bundled with
+scikit-learn (``"iris"``, ``"wine"``, ``"breast_cancer"``; each load checks a
+sha256 of the arrays); :func:`dataset_info` looks a name up in both.
 """
 
 from dataclasses import dataclass
@@ -26,6 +28,8 @@ from ._samples import make_digits5k, make_digits500, make_faces100
 __all__ = [
     "DATASETS",
     "DatasetInfo",
+    "SKLEARN_DATASETS",
+    "dataset_info",
     "load_mnist",
     "load_olivetti",
     "load_parkinson",
@@ -183,3 +187,42 @@ DATASETS = {
         ),
     )
 }
+
+
+from ._bundled import SKLEARN_DATASETS  # noqa: E402  (needs DatasetInfo)
+
+
+def dataset_info(name):
+    """Registry record of a problem, by name.
+
+    Looks `name` up in :data:`DATASETS` (the paper's six), then in
+    :data:`SKLEARN_DATASETS` (real data sets bundled with scikit-learn).
+
+    Parameters
+    ----------
+    name : str
+        Problem name, e.g. ``"sonar"`` or ``"iris"``.
+
+    Returns
+    -------
+    info : DatasetInfo
+
+    Raises
+    ------
+    ValueError
+        When `name` is in neither registry.
+
+    Examples
+    --------
+    >>> from smiclust.datasets import dataset_info
+    >>> info = dataset_info("iris")
+    >>> (info.n_samples, info.n_features, info.n_classes)
+    (150, 4, 3)
+    """
+    if name in DATASETS:
+        return DATASETS[name]
+    if name in SKLEARN_DATASETS:
+        return SKLEARN_DATASETS[name]
+    raise ValueError(
+        f"dataset must be one of {[*DATASETS, *SKLEARN_DATASETS]}; got {name!r}"
+    )

@@ -15,7 +15,8 @@ A config is a dict with the keys
     faces100), the links and the method's own randomness, so every method
     sees the same data and the same links.
 ``datasets`` : dict
-    Data-set name (a key of :data:`smiclust.datasets.DATASETS`) -> dict with
+    Data-set name (a key of :data:`smiclust.datasets.DATASETS` or
+    :data:`smiclust.datasets.SKLEARN_DATASETS`) -> dict with
     ``link_fractions`` (numbers of links as fractions of all
     ``n (n - 1) / 2`` pairs) and ``preprocessing`` (names in
     :data:`PREPROCESSING`).
@@ -59,6 +60,7 @@ __all__ = [
     "NOISE_DATASETS",
     "NOISE_FRACTIONS",
     "NOISE_METHODS",
+    "NOISE_PREPROCESSING",
     "PAPER_TS",
     "PREPROCESSING",
     "LINK_FRACTIONS",
@@ -491,15 +493,22 @@ def beyond_config():
                        seeds=range(5), method_overrides=pairs_only)
 
 
-#: Data sets of :func:`noise_config` -> link levels of the noise protocol (a
-#: low and a medium one: about 2 and 10 links per sample on parkinson and
-#: sonar, 1 and 5 on faces100, 1.2 and 5 on digits500).
+#: Data sets of :func:`noise_config`, smallest first -> link levels of the
+#: noise protocol (a low and a medium one: about 2 and 10 links per sample on
+#: parkinson and sonar, 1 and 5 on faces100, 1.2 and 5 on digits500, 1.5 and
+#: 7.5 on iris, 1.8 and 9 on wine).
 NOISE_DATASETS = {
     "faces100": (0.01, 0.05),
+    "iris": (0.01, 0.05),
+    "wine": (0.01, 0.05),
     "parkinson": (0.01, 0.05),
     "sonar": (0.01, 0.05),
     "digits500": (0.0025, 0.01),
 }
+
+#: Preprocessing of the data sets of :func:`noise_config` that do not run raw
+#: (scikit-learn's iris and wine, whose features have different units).
+NOISE_PREPROCESSING = {"iris": ("standardized",), "wine": ("standardized",)}
 
 #: Methods of :func:`noise_config`: the default, the same without links, the
 #: paper's 3SMIC, the hard-constraint peers and CSC at one ``t``.
@@ -512,17 +521,21 @@ NOISE_CSC_T = 4
 
 
 def _noise_datasets(levels, noise_fractions=NOISE_FRACTIONS):
-    return {d: {"link_fractions": (), "preprocessing": ("raw",),
+    """Noise-protocol specs of ``levels`` (data set -> link levels): the
+    preprocessing of :data:`NOISE_PREPROCESSING`, else raw."""
+    return {d: {"link_fractions": (),
+                "preprocessing": NOISE_PREPROCESSING.get(d, ("raw",)),
                 "noise_link_fractions": lv, "noise_fractions": noise_fractions}
             for d, lv in levels.items()}
 
 
 def noise_config():
-    """Wrong links (issue 13, item 2): :data:`NOISE_DATASETS` (raw features)
-    at two link levels each, :data:`NOISE_FRACTIONS` of the links flipped,
-    5 seeds; :data:`NOISE_METHODS`, CSC at ``t =`` :data:`NOISE_CSC_T`, the
-    peers with the registry's time budget. Only the noise protocol runs (its
-    noise 0 is the pairs protocol).
+    """Wrong links (issue 13, item 2): :data:`NOISE_DATASETS` (faces100,
+    parkinson, sonar and digits500 raw; scikit-learn's iris and wine
+    standardized, :data:`NOISE_PREPROCESSING`) at two link levels each,
+    :data:`NOISE_FRACTIONS` of the links flipped, 5 seeds; :data:`NOISE_METHODS`,
+    CSC at ``t =`` :data:`NOISE_CSC_T`, the peers with the registry's time
+    budget. Only the noise protocol runs (its noise 0 is the pairs protocol).
 
     Returns
     -------

@@ -170,9 +170,9 @@ def plan_runs(config):
 
 @functools.lru_cache(maxsize=4)
 def _load_cached(dataset, preprocessing, seed):
-    from ..datasets import DATASETS
+    from ..datasets import dataset_info
 
-    X, y = DATASETS[dataset].load(random_state=seed)
+    X, y = dataset_info(dataset).load(random_state=seed)
     X = np.asarray(X, dtype=np.float64)
     if preprocessing == "standardized":
         scale = X.std(axis=0)
@@ -189,14 +189,16 @@ def _load_cached(dataset, preprocessing, seed):
 
 
 def load_problem(dataset, preprocessing, seed):
-    """``(X, y)`` of a run: the seed's draw of ``dataset``, preprocessed.
+    """``(X, y)`` of a run: the seed's draw of ``dataset`` (a name of
+    :data:`~smiclust.datasets.DATASETS` or
+    :data:`~smiclust.datasets.SKLEARN_DATASETS`), preprocessed.
 
     Fixed data sets ignore the seed. The arrays are read-only and cached per
     process.
     """
-    from ..datasets import DATASETS
+    from ..datasets import dataset_info
 
-    info = DATASETS[dataset]
+    info = dataset_info(dataset)
     return _load_cached(dataset, preprocessing, int(seed) if info.random_subsample
                         else None)
 
