@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from . import DatasetInfo
+from ._info import DatasetInfo
 
 __all__ = ["SKLEARN_DATASETS"]
 
