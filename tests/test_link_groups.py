@@ -205,3 +205,37 @@ def test_many_cluster_group_labels_keep_groups_and_respect_cannot_links(seed):
     assert np.all(got[must[:, 0]] == got[must[:, 1]])
     assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
 
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n_linked_classes", [3, 4])
+def test_cannot_linked_clique_of_groups_gets_the_exact_optimum(seed, n_linked_classes):
+    # partial-label structure: one chain of must-links per class for
+    # n_linked_classes of the 4 classes, every two of those groups
+    # cannot-linked; the scores are noise, so the argmax often puts two
+    # cannot-linked groups in one cluster and only an assignment finds the
+    # best labelling that keeps them apart
+    rng = np.random.RandomState(seed)
+    c, n = 4, 14
+    y = np.arange(n) % c
+    members = [np.flatnonzero(y == k)[: 1 + seed % 3] for k in range(n_linked_classes)]
+    must = np.array([[m[i], m[i + 1]] for m in members for i in range(len(m) - 1)],
+                    dtype=np.intp).reshape(-1, 2)
+    cannot = np.array([[members[a][0], members[b][0]]
+                       for a in range(n_linked_classes)
+                       for b in range(a + 1, n_linked_classes)], dtype=np.intp)
+    groups = link_groups(must, cannot, n)
+    S = rng.uniform(0.01, 1, size=(n, c))
+    got = group_labels(S, groups, c)
+    # exhaustive over the linked groups' distinct clusters; every other group
+    # (no link) takes its largest mass
+    mass = np.zeros((groups.n_groups, c))
+    np.add.at(mass, groups.group, S / S.sum(axis=1, keepdims=True))
+    linked = np.unique(groups.cannot_pairs)
+    best = max(itertools.permutations(range(c), linked.size),
+               key=lambda p: mass[linked, list(p)].sum())
+    expected = mass.argmax(axis=1)
+    expected[linked] = best
+    assert_array_equal(got, expected[groups.group])
+    assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
+    assert np.all(got[must[:, 0]] == got[must[:, 1]])

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
 
 from .constraints import link_matrix
@@ -245,6 +246,11 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
     * two clusters: a connected component of the group cannot-link graph that
       is bipartite has two labellings satisfying all its links (a 2-colouring
       and its flip); the one with the larger total mass is taken (exact);
+    * more clusters, when every two of the cannot-linked groups are
+      cannot-linked and there are at most ``n_clusters`` of them (partial
+      labels, or links that decide every pair): each takes its own cluster,
+      the assignment maximising the total mass :math:`\sum_a m_{a y_a}`
+      (exact, :func:`scipy.optimize.linear_sum_assignment`);
     * otherwise (more clusters, or contradictory links): iterated conditional
       modes from the argmax, a group taking the cluster that maximises
       :math:`m_{ay}/\sum_y m_{ay} - \mathrm{penalty}\cdot
@@ -273,11 +279,20 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
         flipped = (flip > keep)[component[ok]]
         labels[ok] = np.where(flipped, 1 - colour[ok], colour[ok])
         todo[linked[bad[component[linked]]]] = True
+    elif _is_clique(groups.cannot_pairs, linked.size) and linked.size <= n_clusters:
+        rows, cols = linear_sum_assignment(mass[linked], maximize=True)
+        labels[linked[rows]] = cols
     else:
         todo[linked] = True
     if todo.any():
         _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
     return labels[groups.group]
+
+
+def _is_clique(pairs, n_nodes):
+    """Whether the distinct pairs ``pairs`` (``a < b``) join every two of
+    their ``n_nodes`` nodes."""
+    return len(pairs) == n_nodes * (n_nodes - 1) // 2
 
 
 def _two_colouring(C, nodes):
