@@ -833,3 +833,27 @@ def test_the_committed_paper_report_regenerates_byte_identical(tmp_path):
     config = json.loads((docs / "config.json").read_text())
     report = write_report(tmp_path / RECORDS_FILE, tmp_path, config=config)
     assert report.read_bytes() == (docs / "report.md").read_bytes()
+
+
+def test_merge_configs_keeps_what_the_directory_holds():
+    from smiclust.experiments import make_config, merge_configs
+
+    spec = {"link_fractions": (0.0, 0.1), "preprocessing": ("raw",)}
+    previous = json.loads(json.dumps(make_config(
+        "quick", datasets={"sonar": spec, "faces100": spec},
+        methods=("3smic", "sl"), seeds=range(2))))
+    narrower = {"link_fractions": (0.1,), "preprocessing": ("raw",)}
+    now = make_config("quick", datasets={"faces100": narrower, "parkinson": spec},
+                      methods=("csc", "sl"), seeds=(1, 3))
+    merged = merge_configs(previous, now)
+    assert merged["name"] == "quick"
+    assert merged["seeds"] == [0, 1, 3]
+    assert list(merged["datasets"]) == ["sonar", "faces100", "parkinson"]
+    assert merged["datasets"]["faces100"]["link_fractions"] == [0.1]
+    assert list(merged["methods"]) == ["3smic", "sl", "csc"]
+    assert merged == json.loads(json.dumps(merged))  # plain JSON data
+    # another config's directory, or none: the new config as it is
+    other = make_config("full", datasets={"sonar": spec}, methods=("sl",), seeds=(0,))
+    assert merge_configs(previous, other) == json.loads(json.dumps(other))
+    assert merge_configs(None, now) == json.loads(json.dumps(now))
+    assert previous["methods"] and list(previous["methods"]) == ["3smic", "sl"]

@@ -23,6 +23,7 @@ from smiclust.experiments import (
     run_experiment,
     suspect_scores,
 )
+from smiclust.experiments._config import NOISE_METHODS
 from smiclust.experiments._noise import flip_count, format_pairs, parse_pairs
 from smiclust.experiments._runner import _draw_links, _links, load_problem
 
@@ -307,6 +308,16 @@ def test_noise_quick_command_end_to_end(tmp_path):
     assert (out / "figures" / "noise.png").read_bytes()[:4] == b"\x89PNG"
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert json.loads(again.stdout)["new_runs"] == 0
+    assert (out / "report.md").read_text() == report
+    # a run restricted to one method keeps the directory's whole config and
+    # report: the other methods' records stay described
+    config = (out / "config.json").read_text()
+    one = subprocess.run([*cmd, "--methods", "smiclust"], capture_output=True,
+                         text=True, timeout=600)
+    assert one.returncode == 0, one.stderr[-2000:]
+    assert json.loads(one.stdout)["new_runs"] == 0
+    assert (out / "config.json").read_text() == config
+    assert list(json.loads(config)["methods"]) == list(NOISE_METHODS)
     assert (out / "report.md").read_text() == report
 
 

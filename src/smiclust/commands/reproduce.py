@@ -86,7 +86,10 @@ def add_parser(subparsers):
                    help="methods: 3smic sl csc pckmeans mpckmeans copkmeans e2cp, "
                         "and beyond the paper smiclust cobs labelspreading "
                         "smiclust-nolinks "
-                        "(default: those of the config; --quick: 3smic sl csc)")
+                        "(default: those of the config; --quick: 3smic sl csc); "
+                        "with --methods, --datasets or --seeds only those runs "
+                        "run, and OUT's config.json and report keep describing "
+                        "every method, data set and seed already there")
     p.add_argument("--seeds", type=int, metavar="N", default=None,
                    help="number of seeds, 0..N-1 (default: 20; --quick: 2)")
     p.add_argument("--link-levels", type=float, nargs="+", metavar="FRACTION",
@@ -301,7 +304,7 @@ def run(args):
 def _run_and_report(args, config, out):
     """The runs and the report of the command; the caller holds the lock."""
     from .. import experiments
-    from ..experiments import RECORDS_FILE, run_experiment
+    from ..experiments import RECORDS_FILE, merge_configs, read_config, run_experiment
 
     result = {"out": str(out)}
     if not args.report_only:
@@ -310,6 +313,8 @@ def _run_and_report(args, config, out):
                                      retry_failed=args.retry_failed,
                                      rerun_before=args.rerun_before))
     if not args.no_report:
+        # the report covers the directory's whole config, not only this run's
+        config = merge_configs(read_config(out), config)
         try:
             writer = (experiments.write_beyond_report if config["name"] == "beyond"
                       else experiments.write_noise_report

@@ -51,6 +51,7 @@ version that finishes in about a minute.
 """
 
 import copy
+import json
 
 from ._noise import NOISE_FRACTIONS, check_noise
 
@@ -75,6 +76,7 @@ __all__ = [
     "noise_quick_config",
     "quick_config",
     "make_config",
+    "merge_configs",
 ]
 
 #: Values of the kernel parameter t of SL and CSC in the paper.
@@ -361,6 +363,40 @@ def make_config(name, *, datasets, methods, seeds, method_overrides=None):
         "methods": {m: _method_settings(m, overrides.get(m)) for m in methods},
     }
 
+
+
+def merge_configs(previous, config):
+    """The config of an output directory once ``config`` has run in it.
+
+    A run restricted on the command line (``--methods``, ``--datasets``,
+    ``--seeds``) adds records to a directory that may hold more; its config
+    must not hide them. With the same ``name``, the result is ``previous``
+    (the directory's ``config.json``) with ``config``'s data sets and methods
+    added or in place of theirs (``previous``'s order first) and the union of
+    the seeds; with another name, or no ``previous``, it is ``config``.
+
+    Parameters
+    ----------
+    previous : dict or None
+        The directory's config, as read from ``config.json``.
+    config : dict
+        The config that runs now.
+
+    Returns
+    -------
+    config : dict
+        Plain JSON data (lists, not tuples), as ``config.json`` holds it.
+    """
+    if not previous or previous.get("name") != config["name"]:
+        merged = config
+    else:
+        merged = {
+            "name": config["name"],
+            "seeds": sorted({int(s) for s in (*previous["seeds"], *config["seeds"])}),
+            "datasets": {**previous["datasets"], **config["datasets"]},
+            "methods": {**previous["methods"], **config["methods"]},
+        }
+    return json.loads(json.dumps(merged))
 
 _NOISE_KEYS = ("noise_link_fractions", "noise_fractions")
 

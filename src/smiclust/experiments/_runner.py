@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import atomic_write
+from ._config import merge_configs
 from ._format import percent
 from ._output import CONFIG_FILE, check_out_dir, lock_out_dir
 from ._records import RECORDS_FILE, RecordWriter, read_records
@@ -66,6 +67,7 @@ __all__ = [
     "plan_runs",
     "run_one",
     "load_problem",
+    "read_config",
     "run_experiment",
     "utc_time",
     "SCHEDULER_TIMEOUT",
@@ -659,6 +661,15 @@ def _runs_to_do(runs, records, *, retry_failed, rerun_before):
     return [r for r in runs if r["run_id"] not in done]
 
 
+def read_config(out):
+    """The config in ``out/config.json``, or None when there is none (the
+    file is checked by :func:`~smiclust.experiments.check_out_dir`)."""
+    path = Path(out) / CONFIG_FILE
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
                    retry_failed=False, rerun_before=None):
     """Run every run of ``config`` not yet in ``out/records.csv``.
@@ -668,7 +679,10 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
     config : dict
         See :mod:`smiclust.experiments._config`.
     out : str or path
-        Output directory (created); holds ``records.csv`` and ``config.json``.
+        Output directory (created); holds ``records.csv`` and ``config.json``
+        (``config`` merged into the config already there,
+        :func:`~smiclust.experiments.merge_configs`, so a run restricted to
+        some methods, data sets or seeds does not hide the others' records).
         Checked first (:func:`~smiclust.experiments.check_out_dir`) and locked
         while the runs go (:func:`~smiclust.experiments.lock_out_dir`).
     n_jobs : int, default=1
@@ -715,7 +729,8 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
     with _backend(scheduler if to_do() else None), lock_out_dir(out):
         todo = to_do()  # again, under the lock
         with atomic_write(out / CONFIG_FILE, encoding="utf-8") as f:
-            f.write(json.dumps(config, indent=2) + "\n")
+            merged = merge_configs(read_config(out), config)
+            f.write(json.dumps(merged, indent=2) + "\n")
         summary = {
             "records": str(path),
             "n_runs": len(runs),
