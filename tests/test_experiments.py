@@ -650,20 +650,21 @@ def test_cobs_on_moons_picks_a_clustering_that_respects_the_links():
 
 
 def test_labels_protocol_links_every_pair_of_the_labelled_samples():
-    from smiclust.experiments._runner import _links_of_run
+    from smiclust.experiments._runner import _draw_links
 
     y = np.repeat([0, 1, 2], 10)
-    must, cannot, partial = _links_of_run(y, "labels", 0.2, seed=3)
+    must, cannot, partial, flipped = _draw_links(y, "labels", 0.2, seed=3)
+    assert flipped is None
     labelled = np.flatnonzero(partial >= 0)
     assert labelled.size == 6
     assert len(must) + len(cannot) == 6 * 5 // 2
     assert all(y[i] == y[j] for i, j in must)
     assert all(y[i] != y[j] for i, j in cannot)
     # the same seed draws the same samples; the pairs protocol has no labels
-    assert np.array_equal(_links_of_run(y, "labels", 0.2, seed=3)[2], partial)
-    assert _links_of_run(y, "pairs", 0.1, seed=3)[2] is None
+    assert np.array_equal(_draw_links(y, "labels", 0.2, seed=3)[2], partial)
+    assert _draw_links(y, "pairs", 0.1, seed=3)[2] is None
     with pytest.raises(ValueError, match="'protocol'"):
-        _links_of_run(y, "triples", 0.1, seed=3)
+        _draw_links(y, "triples", 0.1, seed=3)
 
 
 def test_beyond_config_and_its_runs():

@@ -52,8 +52,6 @@ from .utils import (
 
 __all__ = ["SMIClustering", "smi_clustering"]
 
-#: n_clusters="auto": the kernel's n_neighbors and the largest c tried
-#: (docs/n-clusters.md measured the choice with these).
 #: Weight of every link when ``links="closure"`` meets links that contradict
 #: themselves (a cannot-link inside a must-link group). With 10-20 % of the
 #: links flipped it kept wine and iris near or above the fit without links
@@ -61,6 +59,8 @@ __all__ = ["SMIClustering", "smi_clustering"]
 #: without links), and with 5 % flipped above both (0.87 vs 0.81 and 0.85).
 CONTRADICTED_LINK_WEIGHT = 0.3
 
+#: n_clusters="auto": the kernel's n_neighbors and the largest c tried
+#: (docs/n-clusters.md measured the choice with these).
 _AUTO_C_NEIGHBORS = 7
 _AUTO_C_MAX = 20
 

@@ -364,7 +364,6 @@ def make_config(name, *, datasets, methods, seeds, method_overrides=None):
     }
 
 
-
 def merge_configs(previous, config):
     """The config of an output directory once ``config`` has run in it.
 
@@ -397,6 +396,7 @@ def merge_configs(previous, config):
             "methods": {**previous["methods"], **config["methods"]},
         }
     return json.loads(json.dumps(merged))
+
 
 _NOISE_KEYS = ("noise_link_fractions", "noise_fractions")
 

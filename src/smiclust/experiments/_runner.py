@@ -213,17 +213,11 @@ def _links(y, fraction, seed):
     return sample_links(y, n_links, random_state=seed)
 
 
-def _links_of_run(y, protocol, fraction, seed, noise=None):
-    """``(must, cannot, partial_labels)`` of a run; ``partial_labels`` (-1:
-    unlabelled) only in the labels protocol, else None
-    (:func:`_draw_links` without the flip mask)."""
-    return _draw_links(y, protocol, fraction, seed, noise)[:3]
-
-
 def _draw_links(y, protocol, fraction, seed, noise=None):
-    """``(must, cannot, partial_labels, flipped)`` of a run: ``flipped`` (the
-    flip mask over the given must-links then cannot-links) only in the noise
-    protocol, else None."""
+    """``(must, cannot, partial_labels, flipped)`` of a run:
+    ``partial_labels`` (-1: unlabelled) only in the labels protocol,
+    ``flipped`` (the flip mask over the given must-links then cannot-links)
+    only in the noise protocol, else None."""
     from ..constraints import pairs_from_labels
     from ._config import PROTOCOLS
     from ._noise import flip_links
@@ -295,12 +289,17 @@ def _fit_smiclust(run, X, n_clusters, must, cannot):
     return model.labels_, _smic_used(model)
 
 
+def _smic_params(model):
+    """The parameters a fit of SMIClustering chose."""
+    return {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
+            "eta": model.eta_}
+
+
 def _smic_used(model):
     """What a fit of SMIClustering used, with its ``suspect_links_`` (under
     ``"suspects"``: scored against the flipped links in the noise protocol,
     not recorded as such)."""
-    return {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
-            "eta": model.eta_,
+    return {**_smic_params(model),
             "suspects": getattr(model, "suspect_links_", None)}
 
 
@@ -310,8 +309,7 @@ def _fit_smiclust_nolinks(run, X, n_clusters, must, cannot):
 
     model = SMIClustering(n_clusters, random_state=run["seed"], **run["params"])
     model.fit(X)
-    return model.labels_, {"t_chosen": model.n_neighbors_, "gamma": model.gamma_,
-                           "eta": model.eta_}
+    return model.labels_, _smic_params(model)
 
 
 def _fit_cobs(run, X, n_clusters, must, cannot):
@@ -728,8 +726,8 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
     # connect before the first write: an unreachable scheduler changes nothing
     with _backend(scheduler if to_do() else None), lock_out_dir(out):
         todo = to_do()  # again, under the lock
+        merged = merge_configs(read_config(out), config)
         with atomic_write(out / CONFIG_FILE, encoding="utf-8") as f:
-            merged = merge_configs(read_config(out), config)
             f.write(json.dumps(merged, indent=2) + "\n")
         summary = {
             "records": str(path),
