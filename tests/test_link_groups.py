@@ -207,6 +207,26 @@ def test_many_cluster_group_labels_keep_groups_and_respect_cannot_links(seed):
 
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_many_cluster_group_labels_do_not_depend_on_the_sample_order(seed):
+    # iterated conditional modes visits the groups one by one; renumbering
+    # the samples (hence the groups) must not change the labelling. Groups of
+    # one sample (all of equal size) and noisy scores make the visiting order
+    # matter; the links leave the group graph far from a clique
+    rng = np.random.RandomState(seed)
+    n, c = 24, 3
+    y = rng.randint(0, c, size=n)
+    must, cannot = sample_links(y, 18, random_state=seed)
+    S = rng.uniform(0.01, 1, size=(n, c))
+    perm = rng.permutation(n)
+    new_index = np.argsort(perm)  # old sample i is at new_index[i]
+    got = group_labels(S, link_groups(must, cannot, n), c)
+    got_perm = group_labels(
+        S[perm], link_groups(new_index[must], new_index[cannot], n), c
+    )
+    assert_array_equal(got_perm, got[perm])
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("n_linked_classes", [3, 4])
 def test_cannot_linked_clique_of_groups_gets_the_exact_optimum(seed, n_linked_classes):

@@ -254,8 +254,9 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
     * otherwise (more clusters, or contradictory links): iterated conditional
       modes from the argmax, a group taking the cluster that maximises
       :math:`m_{ay}/\sum_y m_{ay} - \mathrm{penalty}\cdot
-      \#\{\text{cannot-linked groups in } y\}`, larger groups first, until no
-      group moves or ``max_rounds``.
+      \#\{\text{cannot-linked groups in } y\}`, larger groups first (equal
+      sizes: larger gain first, so the result does not depend on the order of
+      the samples), until no group moves or ``max_rounds``.
 
     Returns
     -------
@@ -334,7 +335,9 @@ def _conditional_modes(labels, mass, groups, todo, penalty, max_rounds):
         movers = np.flatnonzero(todo & (gain > 1e-12))
         if not movers.size:
             break
-        for a in movers[np.argsort(order_key[movers], kind="stable")]:
+        # larger groups first, then larger gains: an order that does not
+        # depend on how the samples (hence the groups) are numbered
+        for a in movers[np.lexsort((-gain[movers], order_key[movers]))]:
             neighbours = labels[indices[indptr[a] : indptr[a + 1]]]
             c_a = share[a] - penalty * np.bincount(neighbours, minlength=n_clusters)
             best = int(np.argmax(c_a))
