@@ -274,6 +274,11 @@ MALFORMED = {
                        "line 2: repeats the link of line 1"),
     "missing link file": ({}, [*FIT, "--must-link", "nope.csv"],
                           "cannot read --must-link 'nope.csv'"),
+    "answers file as link file": ({"l.csv": "1,2,must\n"},
+                                  [*FIT_IDX, "--must-link", "l.csv"],
+                                  "got 'must' (a file of i,j,answer lines with "
+                                  "must / cannot / skip answers is read by "
+                                  "--answers)"),
     "labels of wrong length": ({"lab.csv": "0\n1\n"}, [*FIT, "--labels", "lab.csv"],
                                "2 lines; expected one label per data row (200)"),
     "labels with unknown row": ({"lab.csv": "row,label\n0,a\n900,b\n"},
@@ -429,6 +434,21 @@ def driver_results(work, fitted):
         "fuzz": list(zip([name for name, _ in fuzz], results[n:n + m])),
         "extra": dict(zip(extra, results[n + m:])),
     }
+
+
+def test_options_are_taken_in_full_only(capsys):
+    # with argparse's abbreviations, "--links" would be read as
+    # "--links-header" and refused with a message about that option
+    from smiclust.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(["fit", "d.csv", "-k", "2", "--links", "l.csv"])
+    assert exc.value.code == 2
+    message = capsys.readouterr().err.splitlines()[-1]
+    assert message.endswith("unrecognized arguments: --links l.csv")
+    args = build_parser().parse_args(["fit", "d.csv", "-k", "2",
+                                      "--links-header", "no"])
+    assert args.links_header == "no"
 
 
 @pytest.mark.parametrize("name", list(MALFORMED))

@@ -18,8 +18,18 @@ from .commands._common import UsageError, one_line
 __all__ = ["main", "build_parser", "UsageError"]
 
 
+class _ExactOptionParser(argparse.ArgumentParser):
+    """An argument parser that takes option names only in full: with
+    abbreviations, ``fit --links FILE`` would be read as ``--links-header FILE``
+    and refused with a message about the wrong option."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _ExactOptionParser(
         prog="smiclust",
         description="Clustering with must-links and cannot-links (SMIC / 3SMIC).",
     )
@@ -32,7 +42,9 @@ def build_parser():
         "--debug", action="store_true",
         help="print the traceback of an unexpected error (without it: one line "
              "on stderr and exit status 1)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_ExactOptionParser
+    )
     sub.required = True
     for name, module in COMMANDS.items():
         importlib.import_module(module).add_parser(sub)

@@ -48,8 +48,9 @@ Examples
 [[0, 1]]
 """
 
-from ._answers import ANSWERS, answers_header, links_of, read_answers, write_answers
+from ._answers import answers_header, links_of, read_answers, write_answers
 from ._atomic import atomic_write
+from ._common import ANSWERS
 from ._labels import UNKNOWN_LABELS, read_labels
 from ._links import read_links, read_weighted_links
 from ._tables import read_table

@@ -9,13 +9,9 @@ import csv
 import numpy as np
 
 from ._atomic import atomic_write
-from ._common import check_n_samples, show, text_ids
+from ._common import ANSWERS, check_n_samples, show, text_ids
 from ._links import resolve_references
 from ._text import check_width, text_rows
-
-#: The answers an answers file holds: a must-link, a cannot-link, or a pair
-#: skipped (not sure; not asked again, not a link).
-ANSWERS = ("must", "cannot", "skip")
 
 
 def answers_header(id_name=None):

@@ -14,6 +14,9 @@ NPY_SUFFIXES = {".npy"}
 TSV_SUFFIXES = {".tsv", ".tab"}
 _INT_RE = re.compile(r"[+-]?\d+(?:\.0*)?")
 _MAX_SHOWN_NAMES = 12
+#: The answers an answers file holds: a must-link, a cannot-link, or a pair
+#: skipped (not sure; not asked again, not a link).
+ANSWERS = ("must", "cannot", "skip")
 
 
 def one_line(text):

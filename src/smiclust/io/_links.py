@@ -6,6 +6,7 @@ import re
 import numpy as np
 
 from ._common import (
+    ANSWERS,
     NPY_SUFFIXES,
     check_header_arg,
     check_n_samples,
@@ -184,9 +185,13 @@ def _parse_weight(path, line, cell):
         value = None
     if value is None or not math.isfinite(value) or value < 0:
         got = show(cell) if cell else "an empty cell"
+        hint = ""
+        if cell.strip().lower() in ANSWERS:
+            hint = (" (a file of i,j,answer lines with must / cannot / skip "
+                    "answers is read by --answers)")
         raise ValueError(
             f"{path}: line {line}, column 3: expected a link weight (a finite "
-            f"number >= 0), got {got}"
+            f"number >= 0), got {got}{hint}"
         )
     return value
 
