@@ -77,7 +77,6 @@ HELD_OUT = {"mnist1k": load_mnist, "spam1k": load_spam}
 # The fit's candidate labellings, kept by wrapping the search's solve step
 # (the estimator exposes only their scores).
 _SOLVED = {}
-_SL_TS = []  # the t of each SL candidate of the last call of candidates()
 _solve_candidates = model_selection._solve_candidates
 
 
@@ -125,7 +124,8 @@ def links_of(scenario, y, seed):
 
 
 def candidates(X, y, scenario, seed):
-    """Every candidate labelling with its LSMI and violations, and the fit."""
+    """Every candidate labelling with its family, n_neighbors, LSMI and
+    violations, and the fit."""
     n, c = len(y), len(np.unique(y))
     fit_links, must, cannot = links_of(scenario, y, seed)
     fitted = SMIClustering(c, random_state=seed).fit(X, **fit_links)
@@ -134,11 +134,11 @@ def candidates(X, y, scenario, seed):
                  table["param_eta"])
     labels = [_SOLVED[(int(t), float(g), float(e))][0] for t, g, e in params]
     family = ["smic"] * len(labels)
+    n_neighbors = [int(t) for t in table["param_n_neighbors"]]
     lsmi = list(table["lsmi"])
     violations = list(table["n_violations"].astype(float))
     # the fit's LSMI design: the second of its seeds
     design = LSMIDesign(X, random_state=draw_seeds(check_random_state(seed), 3)[1])
-    _SL_TS.clear()
     for t in range(1, 11):
         graph = local_scaling_kernel(X, t)
         if len(must):
@@ -148,12 +148,12 @@ def candidates(X, y, scenario, seed):
         sl = SpectralLearning(c, n_neighbors=t, random_state=seed).fit(
             X, must_link=must, cannot_link=cannot)
         labels.append(sl.labels_)
-        _SL_TS.append(t)
+        n_neighbors.append(t)
         family.append("sl")
         lsmi.append(design.score(sl.labels_))
         violations.append(float(count_violations(sl.labels_, must, cannot)))
-    return (np.array(labels), np.array(family), np.array(lsmi),
-            np.array(violations), fitted)
+    return (np.array(labels), np.array(family), np.array(n_neighbors),
+            np.array(lsmi), np.array(violations), fitted)
 
 
 def consensus(order, labels, k):
@@ -199,7 +199,7 @@ def _pairs_across(partial, held_out):
     return must[keep_m], cannot[keep_c]
 
 
-def link_cv_family(X, y, scenario, seed, fitted, labels, family, lsmi, violations,
+def link_cv_family(X, y, scenario, seed, fitted, family, n_neighbors, lsmi, violations,
                    n_folds=5):
     """Index of the labelling the ``linkcv_family`` rule chooses."""
     if scenario == "none":
@@ -210,7 +210,7 @@ def link_cv_family(X, y, scenario, seed, fitted, labels, family, lsmi, violation
     if not sl.size:
         return fitted.best_index_
     best_sl = sl[np.argmax(crit[sl])]
-    t_sl = _SL_TS[list(sl).index(best_sl)]
+    t_sl = int(n_neighbors[best_sl])
     fit_links, must, cannot = links_of(scenario, y, seed)
     rng = np.random.default_rng(seed)
     smic = SMIClustering(c, n_neighbors=fitted.n_neighbors_, gamma=fitted.gamma_,
@@ -263,11 +263,12 @@ def main():
             scores = {rule: [] for rule in RULES}
             for seed in range(args.seeds):
                 X, y = load(name, seed)
-                labels, family, lsmi, violations, fitted = candidates(
+                labels, family, n_neighbors, lsmi, violations, fitted = candidates(
                     X, y, scenario, seed)
                 chosen = choices(labels, family, lsmi, violations)
                 chosen["linkcv_family"] = link_cv_family(
-                    X, y, scenario, seed, fitted, labels, family, lsmi, violations)
+                    X, y, scenario, seed, fitted, family, n_neighbors, lsmi,
+                    violations)
                 if chosen["smic"] != fitted.best_index_:
                     raise RuntimeError("the candidates differ from the fit's")
                 for rule, index in chosen.items():
