@@ -127,8 +127,6 @@ DATASETS = {
 }
 
 
-
-
 def dataset_info(name):
     """Registry record of a problem, by name.
 
