@@ -39,6 +39,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
 from smiclust import SMIClustering, sample_links
+from smiclust.constraints import rank_suspect_links
 from smiclust.datasets import dataset_info
 from smiclust.experiments._noise import flip_links
 
@@ -55,10 +56,14 @@ def load(name, seed):
 
 
 def agreement(proba, must, cannot):
-    """P(same) for must-links, 1 - P(same) for cannot-links."""
-    same_m = np.einsum("ij,ij->i", proba[must[:, 0]], proba[must[:, 1]])
-    same_c = np.einsum("ij,ij->i", proba[cannot[:, 0]], proba[cannot[:, 1]])
-    return same_m, 1.0 - same_c
+    """P(same) for must-links, 1 - P(same) for cannot-links, in the given
+    order: one minus the library's suspect score of each link."""
+    suspects = rank_suspect_links(proba, must, cannot)
+    agree = {"must": np.empty(len(must)), "cannot": np.empty(len(cannot))}
+    for kind, out in agree.items():
+        rows = suspects["kind"] == kind
+        out[suspects["index"][rows]] = 1.0 - suspects["score"][rows]
+    return agree["must"], agree["cannot"]
 
 
 def drop_rule(fitted, must, cannot):
