@@ -23,7 +23,7 @@ from .kernels import (
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
 )
-from .labeling import cluster_scores, row_probabilities
+from .labeling import cluster_order, cluster_scores, row_probabilities
 from .link_groups import link_groups
 from .lsmi import LSMIDesign
 from .model_selection import (
@@ -37,6 +37,7 @@ from .model_selection import (
     search_parameters,
 )
 from .n_clusters import choose_n_clusters
+from .score_spreading import spread_labels
 from .solver import LinkSet, solve_links
 from .utils import (
     IntegerGrid,
@@ -137,6 +138,17 @@ class SMIClustering(BaseLinkClustering):
         (``links_`` says so); links that contradict themselves (a cannot-link
         inside a must-link group: some links are wrong) are used as given
         with weight :data:`CONTRADICTED_LINK_WEIGHT` (0.3) each.
+    spreading : float in [0, 1), default=0.5
+        Beyond the paper, with ``links="closure"`` only: the weight
+        :math:`\alpha` with which each sample in no link hears its
+        neighbours before it takes a label. The final scores are spread over
+        the kernel graph, :math:`F = (1-\alpha)(I-\alpha\hat W)^{-1}Y_0`
+        (:mod:`smiclust.score_spreading`), the samples in a link holding the
+        labels the links gave them; a sample in no link takes the argmax of
+        its row of :math:`F`. ``0`` is the eigenvector scores as they are.
+        Not used when the links are used as given (``links_ == "paper"``
+        with links). Measured in docs/beyond-the-paper/research-notes.md
+        ("Score spreading").
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -178,7 +190,9 @@ class SMIClustering(BaseLinkClustering):
         column-normalised eigenvectors, rows scaled to sum 1; a row with no
         positive score is one-hot at its label. With ``links="paper"`` its
         row-wise argmax is ``labels_``; with closed links the labelling that
-        respects the groups may differ from it where the links decided.
+        respects the groups may differ from it where the links decided. With
+        ``spreading > 0`` the rows of the samples in no link are their spread
+        scores :math:`F`, rows scaled to sum 1 (their argmax is their label).
     dual_coef_ : ndarray of shape (n_samples, n_clusters)
         :math:`\beta_y = B K'\tilde\phi_y/\lambda_y` with
         :math:`B = (I+\gamma M)^2 + (I-\eta C)^2`, used by :meth:`predict`.
@@ -285,6 +299,7 @@ class SMIClustering(BaseLinkClustering):
         ],
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "links": [Options({"closure", "paper"})],
+        "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -305,6 +320,7 @@ class SMIClustering(BaseLinkClustering):
         eta="auto",
         violation_penalty=1.0,
         links="closure",
+        spreading=0.5,
         neighbor_algorithm="auto",
         eigen_solver="auto",
         tol=0.0,
@@ -321,6 +337,7 @@ class SMIClustering(BaseLinkClustering):
         self.eta = eta
         self.violation_penalty = violation_penalty
         self.links = links
+        self.spreading = spreading
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
         self.tol = tol
@@ -383,6 +400,7 @@ default=None
         )
         inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
         links = _link_set(inputs, self.links)
+        links_given = len(inputs.must_link) + len(inputs.cannot_link) > 0
         must, cannot = inputs.must_link, inputs.cannot_link
         t_grid = self._n_neighbors_grid(inputs.n_samples)
         auto_c = isinstance(self.n_clusters, str)
@@ -418,8 +436,9 @@ default=None
         else:
             search = None
             t, gamma, eta = candidates[0]
+        K = local_scaling_kernel_from_neighbors(graph, t)
         solution = solve_links(
-            local_scaling_kernel_from_neighbors(graph, t),
+            K,
             links,
             inputs.n_clusters,
             gamma,
@@ -433,6 +452,8 @@ default=None
         self._store_solution(
             inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
         )
+        if self.links == "closure" and (links.groups is not None or not links_given):
+            self._spread_scores(K, inputs)
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
@@ -581,6 +602,30 @@ default=None
             self.tuning_results_ = search.results
             self.best_index_ = search.best_index
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
+
+    def _spread_scores(self, K, inputs):
+        """Labels and probabilities of the samples in no link from the scores
+        spread over ``K`` (:func:`smiclust.score_spreading.spread_labels`)."""
+        if self.spreading == 0:
+            return
+        c = inputs.n_clusters
+        seeded = np.zeros(inputs.n_samples, dtype=bool)
+        for pairs in (inputs.must_link, inputs.cannot_link):
+            seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
+        scores, _ = cluster_scores(self.eigenvectors_, self._normalizer)
+        labels, F = spread_labels(K, scores, self.labels_, seeded, self.spreading)
+        proba = self.proba_.copy()
+        free = ~seeded
+        proba[free] = row_probabilities(F[free], np.eye(c)[labels[free]])
+        order = cluster_order(labels, c)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(c)
+        self.labels_ = rank[labels]
+        self.proba_ = proba[:, order]
+        self.eigenvalues_ = self.eigenvalues_[order]
+        self.eigenvectors_ = self.eigenvectors_[:, order]
+        self.dual_coef_ = self.dual_coef_[:, order]
+        self._normalizer = self._normalizer[order]
 
     def _responses(self, X):
         check_is_fitted(self)

@@ -1,0 +1,154 @@
+"""Score spreading: the series against the dense closed form, and its use by
+the estimator."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs, make_moons
+
+from smiclust import SMIClustering, local_scaling_kernel
+from smiclust.score_spreading import normalized_affinity, spread_labels, spread_scores
+
+
+def _random_kernel(rng, n, density=0.2):
+    A = sp.random(n, n, density=density, random_state=rng, format="csr")
+    K = (A + A.T) / 2
+    K.setdiag(1.0)
+    return K.tocsr()
+
+
+def _dense_spread(K, scores, seed_labels, alpha):
+    """(1 - alpha) (I - alpha W_hat)^-1 Y0 by a dense solve, written out."""
+    W = K.toarray()
+    np.fill_diagonal(W, 0.0)
+    d = W.sum(axis=1)
+    inv = np.where(d > 0, 1.0 / np.sqrt(np.where(d > 0, d, 1.0)), 0.0)
+    W_hat = inv[:, None] * W * inv[None, :]
+    Y0 = scores / scores.sum(axis=1).mean()
+    for i, label in enumerate(seed_labels):
+        if label >= 0:
+            Y0[i] = 0.0
+            Y0[i, label] = 1.0
+    n = len(W)
+    return (1 - alpha) * np.linalg.solve(np.eye(n) - alpha * W_hat, Y0)
+
+
+@pytest.mark.parametrize("alpha", [0.2, 0.5, 0.9])
+def test_spread_scores_equals_the_dense_closed_form(alpha):
+    rng = np.random.RandomState(0)
+    K = _random_kernel(rng, 30)
+    scores = rng.rand(30, 3)
+    seeds = np.full(30, -1)
+    seeds[[0, 5, 9]] = [2, 0, 1]
+    F = spread_scores(K, scores, seeds, alpha, tol=1e-14)
+    np.testing.assert_allclose(F, _dense_spread(K, scores, seeds, alpha), atol=1e-10)
+
+
+def test_normalized_affinity_matches_dense_and_ignores_the_diagonal():
+    rng = np.random.RandomState(1)
+    K = _random_kernel(rng, 12, density=0.3).tolil()
+    K[3, :] = 0.0  # an isolated sample (only its diagonal)
+    K[:, 3] = 0.0
+    K[3, 3] = 1.0
+    K = K.tocsr()
+    K.eliminate_zeros()
+    W = K.toarray()
+    np.fill_diagonal(W, 0.0)
+    d = W.sum(axis=1)
+    inv = np.where(d > 0, 1 / np.sqrt(np.where(d > 0, d, 1)), 0.0)
+    expected = inv[:, None] * W * inv[None, :]
+    got = normalized_affinity(K).toarray()
+    np.testing.assert_allclose(got, expected, atol=1e-14)
+    assert not got[3].any()
+    assert np.linalg.norm(got, 2) <= 1 + 1e-12
+
+
+def test_alpha_zero_returns_the_scaled_scores_and_inputs_are_untouched():
+    rng = np.random.RandomState(2)
+    K = _random_kernel(rng, 10)
+    scores = rng.rand(10, 2)
+    seeds = np.full(10, -1)
+    seeds[4] = 1
+    K_before, scores_before = K.copy(), scores.copy()
+    F = spread_scores(K, scores, seeds, 0.0)
+    np.testing.assert_allclose(F[seeds < 0], (scores / scores.sum(1).mean())[seeds < 0])
+    np.testing.assert_array_equal(F[4], [0.0, 1.0])
+    np.testing.assert_array_equal(scores, scores_before)
+    assert (K != K_before).nnz == 0
+
+
+def test_spread_labels_keeps_seeds_and_fills_an_empty_row_from_its_neighbours():
+    # a chain 0 - 1 - 2 - 3: sample 1 has no score at all, its neighbours do
+    K = sp.diags([np.ones(3), np.ones(4), np.ones(3)], [-1, 0, 1], format="csr")
+    scores = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    labels = np.array([0, 1, 0, 1])  # 1: the label an all-zero row fell to
+    seeded = np.array([False, False, False, True])
+    new, F = spread_labels(K, scores, labels, seeded, 0.5)
+    assert new[1] == 0  # both neighbours say cluster 0
+    assert new[3] == 1  # a seed keeps its label
+    assert F.shape == (4, 2)
+    # with no neighbours at all, an empty row keeps its label
+    lonely, _ = spread_labels(sp.identity(4, format="csr"), scores, labels, seeded, 0.5)
+    np.testing.assert_array_equal(lonely, labels)
+
+
+def test_estimator_spreading_zero_is_the_unspread_fit():
+    X, y = make_blobs(n_samples=120, centers=3, cluster_std=2.5, random_state=0)
+    must = np.array([[0, 1], [2, 3]])
+    kw = dict(n_neighbors=5, gamma=1.0, random_state=0)
+    plain = SMIClustering(3, spreading=0.0, **kw).fit(X, must_link=must)
+    spread = SMIClustering(3, spreading=0.5, **kw).fit(X, must_link=must)
+    # the same solve underneath
+    np.testing.assert_allclose(
+        np.sort(plain.eigenvalues_), np.sort(spread.eigenvalues_), rtol=1e-12
+    )
+    # and the spread labels are those of spread_labels on that solve
+    K = local_scaling_kernel(X, 5)
+    seeded = np.zeros(120, bool)
+    seeded[must.ravel()] = True
+    from smiclust.labeling import cluster_scores
+
+    scores, _ = cluster_scores(plain.eigenvectors_, plain._normalizer)
+    expected, _ = spread_labels(K, scores, plain.labels_, seeded, 0.5)
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(expected, spread.labels_) == pytest.approx(1.0)
+    # linked samples keep their labels (up to the renumbering of the clusters)
+    assert spread.labels_[0] == spread.labels_[1]
+    assert spread.labels_[2] == spread.labels_[3]
+
+
+def test_estimator_proba_rows_of_free_samples_follow_their_labels():
+    X, _ = make_moons(n_samples=150, noise=0.1, random_state=1)
+    must = np.array([[0, 1]])
+    cannot = np.array([[0, 2]])
+    model = SMIClustering(2, random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    free = np.ones(150, bool)
+    free[[0, 1, 2]] = False
+    np.testing.assert_array_equal(model.proba_[free].argmax(1), model.labels_[free])
+    np.testing.assert_allclose(model.proba_.sum(1), 1.0)
+    assert set(np.unique(model.labels_)) == {0, 1}
+    assert model.n_violations_ == 0
+
+
+def test_paper_links_are_not_spread():
+    X, _ = make_blobs(n_samples=80, centers=2, random_state=3)
+    must = np.array([[0, 1]])
+    kw = dict(n_neighbors=4, gamma=1.0, links="paper", random_state=0)
+    a = SMIClustering(2, spreading=0.0, **kw).fit(X, must_link=must)
+    b = SMIClustering(2, spreading=0.9, **kw).fit(X, must_link=must)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.proba_, b.proba_)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 2])
+def test_spreading_out_of_range_is_refused_by_name(bad):
+    X, _ = make_blobs(n_samples=30, centers=2, random_state=0)
+    with pytest.raises(ValueError, match="spreading"):
+        SMIClustering(2, spreading=bad).fit(X)
+
+
+def test_spreading_of_the_wrong_type_is_refused_by_name():
+    X, _ = make_blobs(n_samples=30, centers=2, random_state=0)
+    with pytest.raises((TypeError, ValueError), match="spreading"):
+        SMIClustering(2, spreading="lots").fit(X)
