@@ -556,6 +556,39 @@ def test_fit_rejects_a_bad_violation_penalty(work, value):
     assert "--violation-penalty" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_fit_spreading_reaches_the_estimator(tmp_path):
+    from smiclust import SMIClustering
+
+    # noisy moons, where the spreading changes labels (10-14 of 200 rows)
+    X, y = make_moons(200, noise=0.3, random_state=0)
+    np.save(tmp_path / "noisy.npy", X)
+    must, cannot = sample_links(y, 20, random_state=0)
+    np.savetxt(tmp_path / "must.csv", must, fmt="%d", delimiter=",")
+    np.savetxt(tmp_path / "cannot.csv", cannot, fmt="%d", delimiter=",")
+    got = {}
+    for value in ("0", "0.5", "0.9"):
+        proc = cli("fit", "noisy.npy", "-k", "2", "--must-link", "must.csv",
+                   "--cannot-link", "cannot.csv", *FIXED, "--spreading", value,
+                   "--json", "--quiet", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout)
+        assert result["summary"]["spreading"] == float(value)
+        got[value] = [a["cluster"] for a in result["assignments"]]
+        model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0,
+                              spreading=float(value), random_state=0)
+        model.fit(X, must_link=must, cannot_link=cannot)
+        assert got[value] == model.labels_.tolist()
+    assert got["0"] != got["0.5"] != got["0.9"]
+
+
+@pytest.mark.parametrize("value", ["-0.1", "1", "nan", "lots"])
+def test_fit_rejects_a_bad_spreading(work, value):
+    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
+               "--spreading", value, cwd=work["dir"])
+    assert proc.returncode == 2
+    assert "--spreading" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_fit_warns_when_a_link_file_holds_no_links(work):
     (work["dir"] / "header_only.csv").write_text("s000,s001\n")
     proc = cli("fit", "moons.npy", "-k", "2", "--must-link", "header_only.csv",

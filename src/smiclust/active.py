@@ -595,8 +595,8 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
         ``budget`` minus their number are asked.
     batch_size : int, default=10
         Questions between two refits, ``<= budget``.
-    n_neighbors, gamma, eta, violation_penalty, links, neighbor_algorithm, \
-eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
+    n_neighbors, gamma, eta, violation_penalty, links, spreading, \
+neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         As in :class:`~smiclust.SMIClustering`; ``"auto"`` ones are chosen as
         described above.
     search_every : int, default=5
@@ -672,6 +672,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "random_state": check_random_state_param(),
         "verbose": [Interval(numbers.Integral, 0, None, closed="left"), bool],
         "links": [Options({"closure", "paper"})],
+        "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 
     def __init__(
@@ -685,6 +686,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         eta="auto",
         violation_penalty=1.0,
         links="closure",
+        spreading=0.5,
         neighbor_algorithm="auto",
         eigen_solver="auto",
         lsmi_n_centers=500,
@@ -702,6 +704,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.eta = eta
         self.violation_penalty = violation_penalty
         self.links = links
+        self.spreading = spreading
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
         self.lsmi_n_centers = lsmi_n_centers
@@ -717,6 +720,7 @@ eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "eta",
         "violation_penalty",
         "links",
+        "spreading",
         "neighbor_algorithm",
         "eigen_solver",
         "lsmi_n_centers",

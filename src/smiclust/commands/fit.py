@@ -104,6 +104,10 @@ non_negative_float = _number_arg(float, "a number", lambda x: 0 <= x < float("in
                                  "a finite number >= 0")
 
 
+spreading_arg = _number_arg(float, "a number", lambda x: 0 <= x < 1,
+                            "a number in [0, 1)")
+
+
 def _grid_arg(kind, convert, low):
     def parse(value):
         text = value.strip().lower()
@@ -209,6 +213,12 @@ def add_parser(subparsers):
                             "violations / max violations (default: 1, the "
                             "paper's; larger trusts the links more, 0 ignores "
                             "them)")
+    model.add_argument("--spreading", type=spreading_arg, default=0.5,
+                       metavar="A",
+                       help="weight of the neighbours when the rows in no link "
+                            "take their labels: the final scores are spread "
+                            "over the kernel graph (default: 0.5; 0 keeps the "
+                            "eigenvector scores as they are)")
     model.add_argument("--random-state", type=int, default=0, metavar="INT",
                        help="seed of every random choice (default: 0)")
     model.add_argument("--n-jobs", type=int, default=None, metavar="INT",
@@ -277,7 +287,8 @@ def _make_model(args):
     return SMIClustering(
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
         eta=args.eta, violation_penalty=args.violation_penalty,
-        random_state=args.random_state, n_jobs=args.n_jobs,
+        spreading=args.spreading, random_state=args.random_state,
+        n_jobs=args.n_jobs,
         verbose=0 if args.quiet else 1,
     )
 
@@ -376,6 +387,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
         "violation_penalty": float(args.violation_penalty),
+        "spreading": float(args.spreading),
         "tuned": tuned,
         "n_candidates": n_candidates,
         "lsmi": float(model.lsmi_),

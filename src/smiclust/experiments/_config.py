@@ -249,8 +249,9 @@ METHODS.update({
             "SMIClustering(n_clusters, random_state=seed), the library's "
             "default: links closed into must-link groups and lifted "
             "cannot-links (links='closure'), t, gamma and eta chosen by the "
-            "paper's criterion; in the labels protocol "
-            "fit(X, partial_labels=...)"
+            "paper's criterion, the samples in no link labelled from the "
+            "scores spread over the kernel graph (spreading=0.5); in the "
+            "labels protocol fit(X, partial_labels=...)"
         ),
     },
     "cobs": {
