@@ -152,3 +152,94 @@ def test_spreading_of_the_wrong_type_is_refused_by_name():
     X, _ = make_blobs(n_samples=30, centers=2, random_state=0)
     with pytest.raises((TypeError, ValueError), match="spreading"):
         SMIClustering(2, spreading="lots").fit(X)
+
+
+def _brute_force_agreement(labels, must, cannot, n):
+    """Balanced accuracy over the explicit list of every implied pair."""
+    from itertools import combinations
+
+    from smiclust.link_groups import link_groups
+
+    g = link_groups(must, cannot, n)
+    members = [np.flatnonzero(g.group == a) for a in range(g.n_groups)]
+    same = [labels[i] == labels[j] for m in members for i, j in combinations(m, 2)]
+    apart = [labels[i] != labels[j] for a, b in g.cannot_pairs
+             for i in members[a] for j in members[b]]
+    parts = [np.mean(x) for x in (same, apart) if len(x)]
+    return float(np.mean(parts)) if parts else float("nan")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closed_link_agreement_equals_counting_every_implied_pair(seed):
+    from smiclust import sample_links
+    from smiclust.link_groups import link_groups
+    from smiclust.score_spreading import closed_link_agreement
+
+    rng = np.random.RandomState(seed)
+    n, c = 40, 3
+    y = rng.randint(c, size=n)
+    must, cannot = sample_links(y, 25, random_state=seed)
+    labels = rng.randint(c, size=n)
+    got = closed_link_agreement(labels, link_groups(must, cannot, n), c)
+    assert got == pytest.approx(_brute_force_agreement(labels, must, cannot, n))
+    # labels that satisfy every link score 1
+    assert closed_link_agreement(y, link_groups(must, cannot, n), c) == 1.0
+
+
+def test_closed_link_agreement_without_pairs_is_nan():
+    from smiclust.link_groups import link_groups
+    from smiclust.score_spreading import closed_link_agreement
+
+    empty = np.empty((0, 2), dtype=int)
+    groups = link_groups(empty, empty, 5)
+    assert np.isnan(closed_link_agreement(np.zeros(5, int), groups, 2))
+
+
+def _columns_against_rows(random_state):
+    """Two clear clusters (left, right); the classes are top and bottom."""
+    rng = np.random.RandomState(random_state)
+    centres = np.array([[0, 0], [0, 3], [20, 0], [20, 3]], dtype=float)
+    X = np.vstack([c + rng.normal(scale=0.8, size=(40, 2)) for c in centres])
+    y = np.repeat([0, 1, 0, 1], 40)
+    return X, y
+
+
+def test_seeds_alone_when_the_clusters_are_not_the_links():
+    X, y = _columns_against_rows(0)
+    partial = np.full(len(y), -1)
+    labelled = np.random.RandomState(1).choice(len(y), 40, replace=False)
+    partial[labelled] = y[labelled]
+    model = SMIClustering(2, n_neighbors=7, gamma=1.0, eta=1.0, random_state=0)
+    model.fit(X, partial_labels=partial)
+    assert model.spread_from_ == "links"
+    assert model.link_agreement_ < 0.6
+    # the same as spreading the seeds' labels alone over the kernel
+    plain = SMIClustering(2, n_neighbors=7, gamma=1.0, eta=1.0, spreading=0.0,
+                          random_state=0).fit(X, partial_labels=partial)
+    seeded = partial >= 0
+    expected, _ = spread_labels(local_scaling_kernel(X, 7),
+                                np.zeros((len(y), 2)), plain.labels_, seeded, 0.5)
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(expected, model.labels_) == pytest.approx(1.0)
+    assert plain.spread_from_ == "none" and np.isnan(plain.link_agreement_)
+
+
+def test_spread_scores_when_the_clusters_are_the_links():
+    X, y = _columns_against_rows(0)
+    y = np.repeat([0, 0, 1, 1], 40)  # now the classes are the columns
+    partial = np.full(len(y), -1)
+    partial[::8] = y[::8]
+    model = SMIClustering(2, n_neighbors=7, gamma=1.0, eta=1.0, random_state=0)
+    model.fit(X, partial_labels=partial)
+    assert model.spread_from_ == "scores"
+    assert model.link_agreement_ > 0.95
+
+
+def test_seeds_missing_a_cluster_keep_the_scores():
+    X, y = make_blobs(n_samples=90, centers=3, random_state=2)
+    must = np.array([[0, 1]])  # one group: the seeds hold one cluster of three
+    model = SMIClustering(3, n_neighbors=5, gamma=1.0, random_state=0)
+    model.fit(X, must_link=must)
+    assert model.spread_from_ == "scores"
+    assert np.isnan(model.link_agreement_)

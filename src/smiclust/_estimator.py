@@ -37,7 +37,11 @@ from .model_selection import (
     search_parameters,
 )
 from .n_clusters import choose_n_clusters
-from .score_spreading import spread_labels
+from .score_spreading import (
+    SEED_ONLY_AGREEMENT,
+    closed_link_agreement,
+    spread_labels,
+)
 from .solver import LinkSet, solve_links
 from .utils import (
     IntegerGrid,
@@ -59,6 +63,8 @@ __all__ = ["SMIClustering", "smi_clustering"]
 #: (wine, 158 links, 20 % flipped: 0.60 with weight 1, 0.85 with 0.3, 0.85
 #: without links), and with 5 % flipped above both (0.87 vs 0.81 and 0.85).
 CONTRADICTED_LINK_WEIGHT = 0.3
+
+_NO_PAIRS = np.empty((0, 2), dtype=np.intp)
 
 #: n_clusters="auto": the kernel's n_neighbors and the largest c tried
 #: (docs/n-clusters.md measured the choice with these).
@@ -146,6 +152,13 @@ class SMIClustering(BaseLinkClustering):
         (:mod:`smiclust.score_spreading`), the samples in a link holding the
         labels the links gave them; a sample in no link takes the argmax of
         its row of :math:`F`. ``0`` is the eigenvector scores as they are.
+        Where the seeds hold every cluster but SMIC's labelling without
+        links (same ``n_neighbors``, one more solve) agrees with the closed
+        links no better than
+        :data:`~smiclust.score_spreading.SEED_ONLY_AGREEMENT` (0.7 balanced
+        accuracy, 0.5 being chance), the data's own clusters are not the
+        links' and the spreading starts from the seeds alone
+        (``spread_from_ == "links"``).
         Not used when the links are used as given (``links_ == "paper"``
         with links). Measured in docs/beyond-the-paper/research-notes.md
         ("Score spreading").
@@ -211,6 +224,14 @@ class SMIClustering(BaseLinkClustering):
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
         Links violated by ``labels_``.
+    spread_from_ : {"scores", "links", "none"}
+        What the samples in no link took their labels from: the spread scores,
+        the spread labels of the linked samples alone, or (``"none"``:
+        ``spreading=0``, or links used as given) the eigenvector scores.
+    link_agreement_ : float
+        Balanced accuracy on the closed links of SMIC's labelling without
+        links (:func:`smiclust.score_spreading.closed_link_agreement`); NaN
+        when it was not needed (no closed links, or seeds missing a cluster).
     suspect_links_ : dict of str to ndarray
         The given links, most contradicted by the fit first, ready for
         ``pandas.DataFrame``: ``i``, ``j``, ``kind`` ("must"/"cannot"),
@@ -452,8 +473,10 @@ default=None
         self._store_solution(
             inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
         )
+        self.link_agreement_ = float("nan")
+        self.spread_from_ = "none"
         if self.links == "closure" and (links.groups is not None or not links_given):
-            self._spread_scores(K, inputs)
+            self._spread_scores(K, inputs, links.groups, solver_seed)
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
@@ -603,9 +626,11 @@ default=None
             self.best_index_ = search.best_index
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
-    def _spread_scores(self, K, inputs):
+    def _spread_scores(self, K, inputs, groups, solver_seed):
         """Labels and probabilities of the samples in no link from the scores
-        spread over ``K`` (:func:`smiclust.score_spreading.spread_labels`)."""
+        spread over ``K`` (:func:`smiclust.score_spreading.spread_labels`),
+        or from the seeds alone where SMIC without links disagrees with the
+        links (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`)."""
         if self.spreading == 0:
             return
         c = inputs.n_clusters
@@ -613,6 +638,17 @@ default=None
         for pairs in (inputs.must_link, inputs.cannot_link):
             seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
         scores, _ = cluster_scores(self.eigenvectors_, self._normalizer)
+        self.spread_from_ = "scores"
+        if groups is not None and np.unique(self.labels_[seeded]).size == c:
+            unlinked = solve_links(
+                K, LinkSet(_NO_PAIRS, _NO_PAIRS), c, 0.0, 0.0,
+                eigen_solver=self.eigen_solver,
+                random_state=solver_seed, tol=self.tol, max_iter=self.max_iter,
+            )
+            self.link_agreement_ = closed_link_agreement(unlinked.labels, groups, c)
+            if self.link_agreement_ < SEED_ONLY_AGREEMENT:
+                self.spread_from_ = "links"
+                scores = np.zeros_like(scores)
         labels, F = spread_labels(K, scores, self.labels_, seeded, self.spreading)
         proba = self.proba_.copy()
         free = ~seeded
