@@ -91,6 +91,8 @@ def fit_method(method, Z, y_partial, seed):
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
         "n_candidates": int(model.n_candidates_),
+        "spread_from": model.spread_from_,
+        "link_agreement": float(model.link_agreement_),
     }
     return model.labels_, details
 
