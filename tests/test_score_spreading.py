@@ -243,3 +243,16 @@ def test_seeds_missing_a_cluster_keep_the_scores():
     model.fit(X, must_link=must)
     assert model.spread_from_ == "scores"
     assert np.isnan(model.link_agreement_)
+
+
+def test_nothing_is_spread_when_every_sample_is_linked_or_one_cluster():
+    X, y = make_blobs(n_samples=60, centers=3, random_state=0)
+    everyone = SMIClustering(3, random_state=0).fit(X, partial_labels=y)
+    assert everyone.spread_from_ == "none" and np.isnan(everyone.link_agreement_)
+    plain = SMIClustering(3, spreading=0.0, random_state=0).fit(X, partial_labels=y)
+    from sklearn.metrics import adjusted_rand_score
+
+    # the same partition (numbering of exactly tied eigenvalues aside)
+    assert adjusted_rand_score(everyone.labels_, plain.labels_) == 1.0
+    one = SMIClustering(1, random_state=0).fit(X, must_link=[[0, 1]])
+    assert one.spread_from_ == "none" and set(one.labels_) == {0}

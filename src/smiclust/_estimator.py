@@ -227,7 +227,8 @@ class SMIClustering(BaseLinkClustering):
     spread_from_ : {"scores", "links", "none"}
         What the samples in no link took their labels from: the spread scores,
         the spread labels of the linked samples alone, or (``"none"``:
-        ``spreading=0``, or links used as given) the eigenvector scores.
+        ``spreading=0``, links used as given, one cluster, or every sample
+        in a link) the eigenvector scores.
     link_agreement_ : float
         Balanced accuracy on the closed links of SMIC's labelling without
         links (:func:`smiclust.score_spreading.closed_link_agreement`); NaN
@@ -631,12 +632,12 @@ default=None
         spread over ``K`` (:func:`smiclust.score_spreading.spread_labels`),
         or from the seeds alone where SMIC without links disagrees with the
         links (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`)."""
-        if self.spreading == 0:
-            return
         c = inputs.n_clusters
         seeded = np.zeros(inputs.n_samples, dtype=bool)
         for pairs in (inputs.must_link, inputs.cannot_link):
             seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
+        if self.spreading == 0 or c == 1 or seeded.all():
+            return
         scores, _ = cluster_scores(self.eigenvectors_, self._normalizer)
         self.spread_from_ = "scores"
         if groups is not None and np.unique(self.labels_[seeded]).size == c:
