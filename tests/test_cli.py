@@ -581,6 +581,26 @@ def test_fit_spreading_reaches_the_estimator(tmp_path):
     assert got["0"] != got["0.5"] != got["0.9"]
 
 
+def test_fit_says_when_the_rows_in_no_link_follow_the_links_alone(tmp_path):
+    # two clear clusters (left, right) whose classes are top and bottom
+    rng = np.random.RandomState(0)
+    centres = np.array([[0, 0], [0, 3], [20, 0], [20, 3]], dtype=float)
+    X = np.vstack([c + rng.normal(scale=0.8, size=(40, 2)) for c in centres])
+    y = np.repeat([0, 1, 0, 1], 40)
+    np.save(tmp_path / "square.npy", X)
+    labels = ["" if k % 4 else str(v) for k, v in enumerate(y)]
+    (tmp_path / "labels.csv").write_text("label\n" + "\n".join(labels) + "\n")
+    proc = cli("fit", "square.npy", "-k", "2", "--labels", "labels.csv",
+               "--n-neighbors", "7", "--gamma", "1", "--eta", "1", "--json",
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["spread_from"] == "links"
+    assert 0.4 < summary["link_agreement"] < 0.7
+    assert "labelled by spreading the linked rows' labels alone" in proc.stderr
+    assert f"agree with the links at {summary['link_agreement']:.2f}" in proc.stderr
+
+
 @pytest.mark.parametrize("value", ["-0.1", "1", "nan", "lots"])
 def test_fit_rejects_a_bad_spreading(work, value):
     proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",

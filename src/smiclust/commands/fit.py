@@ -1,6 +1,7 @@
 """``smiclust fit``: cluster a data file, with links and labels from files."""
 
 import argparse
+import math
 import sys
 import time
 
@@ -342,6 +343,11 @@ def _fit(model, inputs, rep):
     rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
                  f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
                  f"{model.n_violations_} of {n_links} links violated")
+    if model.spread_from_ == "links":
+        rep.progress(f"rows in no link labelled by spreading the linked rows' "
+                     f"labels alone: the clusters found without links agree "
+                     f"with the links at {model.link_agreement_:.2f} (balanced "
+                     f"accuracy, 0.5 = chance)")
     return fit_seconds
 
 
@@ -388,6 +394,9 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "eta": float(model.eta_),
         "violation_penalty": float(args.violation_penalty),
         "spreading": float(args.spreading),
+        "spread_from": model.spread_from_,
+        "link_agreement": (None if math.isnan(model.link_agreement_)
+                           else round(float(model.link_agreement_), 6)),
         "tuned": tuned,
         "n_candidates": n_candidates,
         "lsmi": float(model.lsmi_),
