@@ -23,7 +23,7 @@ from .kernels import (
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
 )
-from .labeling import cluster_order, cluster_scores, row_probabilities
+from .labeling import cluster_scores, row_probabilities
 from .link_groups import link_groups
 from .lsmi import LSMIDesign
 from .model_selection import (
@@ -42,7 +42,7 @@ from .score_spreading import (
     closed_link_agreement,
     spread_labels,
 )
-from .solver import LinkSet, solve_links
+from .solver import LinkSet, solve_links, with_labels
 from .utils import (
     IntegerGrid,
     Interval,
@@ -471,13 +471,21 @@ default=None
             max_iter=self.max_iter,
         )
         self.links_ = "paper" if links.groups is None else "closure"
+        self.link_agreement_ = float("nan")
+        self.spread_from_ = "none"
+        spread = None
+        if self.links == "closure" and (links.groups is not None or not links_given):
+            solution, spread = self._spread_scores(
+                K, inputs, links.groups, solution, solver_seed
+            )
         self._store_solution(
             inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
         )
-        self.link_agreement_ = float("nan")
-        self.spread_from_ = "none"
-        if self.links == "closure" and (links.groups is not None or not links_given):
-            self._spread_scores(K, inputs, links.groups, solver_seed)
+        if spread is not None:  # the samples in no link: their spread scores
+            free, F = spread
+            self.proba_[free] = row_probabilities(
+                F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
+            )
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
@@ -627,20 +635,23 @@ default=None
             self.best_index_ = search.best_index
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
-    def _spread_scores(self, K, inputs, groups, solver_seed):
-        """Labels and probabilities of the samples in no link from the scores
-        spread over ``K`` (:func:`smiclust.score_spreading.spread_labels`),
-        or from the seeds alone where SMIC without links disagrees with the
-        links (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`)."""
+    def _spread_scores(self, K, inputs, groups, solution, solver_seed):
+        """``solution`` with the labels of the samples in no link taken from
+        the scores spread over ``K``
+        (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
+        alone where SMIC without links disagrees with the links
+        (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`); and
+        ``(free, F)``, the samples in no link and the spread scores in the
+        new cluster numbers (``None`` when nothing is spread)."""
         c = inputs.n_clusters
         seeded = np.zeros(inputs.n_samples, dtype=bool)
         for pairs in (inputs.must_link, inputs.cannot_link):
             seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
         if self.spreading == 0 or c == 1 or seeded.all():
-            return
-        scores, _ = cluster_scores(self.eigenvectors_, self._normalizer)
+            return solution, None
+        scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
         self.spread_from_ = "scores"
-        if groups is not None and np.unique(self.labels_[seeded]).size == c:
+        if groups is not None and np.unique(solution.labels[seeded]).size == c:
             unlinked = solve_links(
                 K, LinkSet(_NO_PAIRS, _NO_PAIRS), c, 0.0, 0.0,
                 eigen_solver=self.eigen_solver,
@@ -650,19 +661,9 @@ default=None
             if self.link_agreement_ < SEED_ONLY_AGREEMENT:
                 self.spread_from_ = "links"
                 scores = np.zeros_like(scores)
-        labels, F = spread_labels(K, scores, self.labels_, seeded, self.spreading)
-        proba = self.proba_.copy()
-        free = ~seeded
-        proba[free] = row_probabilities(F[free], np.eye(c)[labels[free]])
-        order = cluster_order(labels, c)
-        rank = np.empty_like(order)
-        rank[order] = np.arange(c)
-        self.labels_ = rank[labels]
-        self.proba_ = proba[:, order]
-        self.eigenvalues_ = self.eigenvalues_[order]
-        self.eigenvectors_ = self.eigenvectors_[:, order]
-        self.dual_coef_ = self.dual_coef_[:, order]
-        self._normalizer = self._normalizer[order]
+        labels, F = spread_labels(K, scores, solution.labels, seeded, self.spreading)
+        solution, order = with_labels(solution, labels, c)
+        return solution, (~seeded, F[:, order])
 
     def _responses(self, X):
         check_is_fitted(self)

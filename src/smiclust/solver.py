@@ -40,6 +40,7 @@ __all__ = [
     "solve_smic_groups",
     "prepare_kernel",
     "solve_links",
+    "with_labels",
 ]
 
 
@@ -322,10 +323,24 @@ def solve_links(
     )
     scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
     labels = group_labels(scores, links.groups, n_clusters)
+    return with_labels(solution, labels, n_clusters)[0]
+
+
+def with_labels(solution, labels, n_clusters):
+    """``solution`` with new ``labels``, its clusters renumbered so that those
+    with samples come first (stable, so in eigenvalue order otherwise).
+
+    Returns
+    -------
+    solution : SMICSolution
+    order : ndarray of shape (n_clusters,)
+        Old cluster number of each new one: columns indexed by the old
+        numbers are re-ordered by ``[:, order]``.
+    """
     order = cluster_order(labels, n_clusters)
     rank = np.empty_like(order)
     rank[order] = np.arange(n_clusters)
-    return replace(
+    renumbered = replace(
         solution,
         labels=rank[labels],
         eigenvalues=solution.eigenvalues[order],
@@ -333,3 +348,4 @@ def solve_links(
         dual_coef=solution.dual_coef[:, order],
         normalizer=solution.normalizer[order],
     )
+    return renumbered, order
