@@ -640,19 +640,19 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
     Notes
     -----
     Measured with the oracle of the true labels, 10 clusters, the defaults,
-    seeds 0-4 (mean ± std of ARI on all samples):
+    seeds 0-9 (mean ± std of ARI on all samples; docs/active-learning.md):
 
     ============  ===========  ===========  ===========  ===========
     data          50           100          200          400
     ============  ===========  ===========  ===========  ===========
-    digits500     0.51 ± 0.05  0.65 ± 0.04  0.75 ± 0.02  0.88 ± 0.02
-    faces100      0.70 ± 0.12  0.88 ± 0.09  1.00 ± 0.00  1.00 ± 0.00
+    digits500     0.55 ± 0.03  0.68 ± 0.04  0.77 ± 0.02  0.92 ± 0.02
+    faces100      0.68 ± 0.10  0.87 ± 0.11  1.00 ± 0.00  1.00 ± 0.00
     ============  ===========  ===========  ===========  ===========
 
-    COBRAS (issue 12): digits500 0.37 / 0.57 / 0.85 at 50 / 200 / 800
-    questions, faces100 0.48 / 0.94 / 1.00. On faces100 every pair is decided
-    after 160 questions on average. 200 questions on digits500 take about
-    16 s on one core.
+    COBRAS (issue 12): digits500 0.37 / 0.58 / 0.87 at 50 / 200 / 800
+    questions, faces100 0.42 / 0.91 / 1.00. On faces100 every pair is decided
+    after 147-186 questions. A run to 800 questions on digits500 takes about
+    6 s on one core.
 
     Examples
     --------
