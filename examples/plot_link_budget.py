@@ -12,27 +12,27 @@ person who knows the truth are compared, five random draws each:
   every two of them (:func:`smiclust.pairs_from_labels`): ``k`` answers give
   ``k (k - 1) / 2`` links, but all between the same ``k`` samples.
 
-Left, per link: random pairs are worth far more. 640 random links (3 % of all
-pairs) give ARI 0.90, the 780 links among 40 labelled samples only 0.29 --
+Left, per link: random pairs are worth far more. 320 random links (1.5 % of
+all pairs) give ARI 0.98, the 780 links among 40 labelled samples only 0.32 --
 links among few samples repeat what those samples already say. The random-pair
-curve is steep between 0.5 % and 3 % of all pairs, where the spread over draws
-is largest (+- 0.2 at 160 links: which pairs happen to be asked matters), and
-flat beyond. Right, per answer: labels are cheaper, because ``k`` answers give
-``k (k - 1) / 2`` links: 80 labels give 0.54 against 0.13 for 80 pairs, and
-random pairs need about 640 answers to match 160 labels (0.87). So count the
-cost in the unit you pay for: if links come from labelling samples, label a
-few dozen to a hundred; if each pair is a separate question, plan on one to a
-few percent of all pairs.
+curve is steep between 0.2 % and 1.5 % of all pairs, where the spread over
+draws is largest (+- 0.25 at 80 links: which pairs happen to be asked
+matters), and flat beyond. Right, per answer: labels are cheaper up to about
+a hundred answers, because ``k`` answers give ``k (k - 1) / 2`` links: 80
+labels give 0.59 against 0.22 for 80 pairs; from 160 answers on the two meet
+(0.87 and 0.83) and pairs go on to 1.00. So count the cost in the unit you
+pay for: if links come from labelling samples, label a few dozen to a few
+hundred; if each pair is a separate question, plan on one to two percent of
+all pairs.
 
 The features are standardised first (z-scores), as for any data whose features
 are on different scales. Cost: tuning is not the point here, so every fit uses
 the same fixed, untuned parameters from the middle of the search grids
 (``n_neighbors=5, gamma=1, eta=1``) and takes a fraction of a second; with the
-default auto-tuning each point takes about 20 seconds. Tuning raises the
-random-pair curve (measured on two draws: about 0.77 instead of 0.44 at 160
-random links, 0.91 instead of 0.72 at 320, choosing ``n_neighbors`` 1 or 2 and
-a large ``eta``) and the labelled-sample curve less (0.34 instead of 0.22 at 40
-labels); the comparison stays the same.
+default auto-tuning each point takes about a second. (Before the score
+spreading of the default, tuning raised the random-pair curve from 0.44 to
+about 0.77 at 160 random links on two draws, and the labelled-sample curve
+from 0.22 to 0.34 at 40 labels; the comparison stayed the same.)
 
 Run ``python examples/plot_link_budget.py`` (``--out DIR`` to write the figure
 elsewhere than ``docs/images``).

@@ -3,7 +3,7 @@
 Two interleaved half-circles ("moons") with enough noise that the gap between
 them is no wider than the gaps inside them. Without side information, SMIC
 (n_neighbors auto-tuned by LSMI) cuts the left end off the upper moon and puts
-everything else into the other cluster (ARI about 0.22). Six random links typed by
+everything else into the other cluster (ARI about 0.28). Six random links typed by
 the true moons -- two must-links ("these two belong together") and four
 cannot-links ("these two do not") -- are enough for 3SMIC to follow the moons
 (ARI about 0.95). The search chose gamma = eta = 0 here: the kernel
