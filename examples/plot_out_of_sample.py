@@ -4,7 +4,9 @@
 samples, ``p(y|x) = sum_i alpha_{y,i} K(x, x_i)``, so a fitted model assigns new
 samples without refitting: :meth:`SMIClustering.predict` applies the paper's
 out-of-sample rule and :meth:`SMIClustering.predict_proba` returns the
-clipped, normalised posterior estimates.
+clipped, normalised posterior estimates; with the default's score spreading,
+a new point's scores are also spread from its fitted neighbours, as the
+fitted samples' were.
 
 Two moons, 400 samples: 200 are used to fit (with 10 random links typed by the
 true moons), the other 200 are only predicted. Left: the decision regions of
@@ -13,8 +15,8 @@ lower; fitted samples are dots, held-out samples triangles, and the links used
 in the fit are drawn. Right: ``predict_proba(x)[:, 0]`` with its 0.5 contour.
 The held-out ARI is about as high as on the fitted samples (1.00 on the fitted
 half, 0.98 on the held-out half). The estimated posterior is close to 0 or 1
-almost everywhere -- the clipped responses of a point are usually positive for
-one cluster only -- and mixed only in a thin band along the boundary. Far from
+inside each moon and mixed in a band along the boundary, wider where the
+two moons come close. Far from
 the data a new point follows its nearest fitted samples, because its kernel row
 always includes them.
 

@@ -256,3 +256,38 @@ def test_nothing_is_spread_when_every_sample_is_linked_or_one_cluster():
     assert adjusted_rand_score(everyone.labels_, plain.labels_) == 1.0
     one = SMIClustering(1, random_state=0).fit(X, must_link=[[0, 1]])
     assert one.spread_from_ == "none" and set(one.labels_) == {0}
+
+
+def test_a_training_row_passed_as_new_gets_its_spread_row():
+    from smiclust.score_spreading import kernel_degrees, spread_new_rows, start_scale
+
+    rng = np.random.RandomState(5)
+    K = _random_kernel(rng, 25)
+    scores = rng.rand(25, 3)
+    seeds = np.full(25, -1)
+    seeds[[1, 7]] = [0, 2]
+    F = spread_scores(K, scores, seeds, 0.6, tol=1e-15)
+    free = np.flatnonzero(seeds < 0)
+    K_rows = K[free].tolil()
+    K_rows[np.arange(free.size), free] = 0.0  # the fixed point has no self-loop
+    got = spread_new_rows(K_rows.tocsr(), scores[free], F, kernel_degrees(K),
+                          start_scale(scores), 0.6)
+    np.testing.assert_allclose(got, F[free], rtol=1e-9, atol=1e-12)
+
+
+def test_predict_follows_the_spread_labels_on_the_training_samples():
+    X, y = _columns_against_rows(0)
+    partial = np.full(len(y), -1)
+    labelled = np.random.RandomState(1).choice(len(y), 40, replace=False)
+    partial[labelled] = y[labelled]
+    model = SMIClustering(2, n_neighbors=7, gamma=1.0, eta=1.0, random_state=0)
+    model.fit(X, partial_labels=partial)
+    assert model.spread_from_ == "links"
+    predicted = model.predict(X)
+    assert np.mean(predicted == model.labels_) >= 0.95
+    np.testing.assert_array_equal(model.predict_proba(X).argmax(axis=1), predicted)
+    # the paper's rule reads the eigenvector responses instead, which the
+    # fit judged not to follow the links here
+    plain = SMIClustering(2, n_neighbors=7, gamma=1.0, eta=1.0, spreading=0.0,
+                          random_state=0).fit(X, partial_labels=partial)
+    assert model._spread is not None and plain._spread is None

@@ -2,7 +2,7 @@
 
 import numbers
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,7 +40,10 @@ from .n_clusters import choose_n_clusters
 from .score_spreading import (
     SEED_ONLY_AGREEMENT,
     closed_link_agreement,
+    kernel_degrees,
     spread_labels,
+    spread_new_rows,
+    start_scale,
 )
 from .solver import LinkSet, solve_links, with_labels
 from .utils import (
@@ -65,6 +68,18 @@ __all__ = ["SMIClustering", "smi_clustering"]
 CONTRADICTED_LINK_WEIGHT = 0.3
 
 _NO_PAIRS = np.empty((0, 2), dtype=np.intp)
+
+
+@dataclass(frozen=True)
+class _Spread:
+    """What the out-of-sample rule needs from a fit's score spreading."""
+
+    F: np.ndarray
+    seeded: np.ndarray
+    degree: np.ndarray
+    scale: float
+    alpha: float
+    seeds_only: bool
 
 #: n_clusters="auto": the kernel's n_neighbors and the largest c tried
 #: (docs/n-clusters.md measured the choice with these).
@@ -473,18 +488,18 @@ default=None
         self.links_ = "paper" if links.groups is None else "closure"
         self.link_agreement_ = float("nan")
         self.spread_from_ = "none"
-        spread = None
+        self._spread = None
         if self.links == "closure" and (links.groups is not None or not links_given):
-            solution, spread = self._spread_scores(
+            solution = self._spread_scores(
                 K, inputs, links.groups, solution, solver_seed
             )
         self._store_solution(
             inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
         )
-        if spread is not None:  # the samples in no link: their spread scores
-            free, F = spread
+        if self._spread is not None:  # the samples in no link: spread scores
+            free = ~self._spread.seeded
             self.proba_[free] = row_probabilities(
-                F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
+                self._spread.F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
             )
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
         self._x_exponent = inputs.exponent
@@ -640,15 +655,14 @@ default=None
         the scores spread over ``K``
         (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
         alone where SMIC without links disagrees with the links
-        (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`); and
-        ``(free, F)``, the samples in no link and the spread scores in the
-        new cluster numbers (``None`` when nothing is spread)."""
+        (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`). Sets
+        ``self._spread`` (what :meth:`predict` needs) when it spreads."""
         c = inputs.n_clusters
         seeded = np.zeros(inputs.n_samples, dtype=bool)
         for pairs in (inputs.must_link, inputs.cannot_link):
             seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
         if self.spreading == 0 or c == 1 or seeded.all():
-            return solution, None
+            return solution
         scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
         self.spread_from_ = "scores"
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
@@ -663,9 +677,15 @@ default=None
                 scores = np.zeros_like(scores)
         labels, F = spread_labels(K, scores, solution.labels, seeded, self.spreading)
         solution, order = with_labels(solution, labels, c)
-        return solution, (~seeded, F[:, order])
+        self._spread = _Spread(
+            F[:, order], seeded, kernel_degrees(K), start_scale(scores),
+            float(self.spreading), self.spread_from_ == "links",
+        )
+        return solution
 
-    def _responses(self, X):
+    def _new_scores(self, X):
+        """Responses of new samples (the paper's rule) and, when the fit
+        spread its scores, their spread scores (else ``None``)."""
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -674,10 +694,25 @@ default=None
         if e:  # neighbours and kernels at the unit scale of fit
             X, X_fit, sigma = (np.ldexp(a, -e) for a in (X, X_fit, sigma))
         Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
-        return np.asarray(Kx @ self.dual_coef_)
+        R = np.asarray(Kx @ self.dual_coef_)
+        spread = self._spread
+        if spread is None:
+            return R, None
+        start = cluster_scores(R, self._normalizer)[0]
+        if spread.seeds_only:
+            start = np.zeros_like(start)
+        F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
+                            spread.alpha)
+        return R, F
 
     def predict(self, X):
-        """Cluster of new samples by the paper's out-of-sample rule.
+        """Cluster of new samples.
+
+        By the paper's out-of-sample rule; when the fit spread its scores
+        (``spread_from_`` is not ``"none"``), by the argmax of the new
+        samples' spread scores
+        (:func:`smiclust.score_spreading.spread_new_rows`), so that a
+        training sample passed as new gets (nearly always) its ``labels_``.
 
         Parameters
         ----------
@@ -687,24 +722,33 @@ default=None
         -------
         labels : ndarray of shape (n_queries,)
         """
-        R = self._responses(X)
+        R, F = self._new_scores(X)
         safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
-        return np.argmax(R / safe, axis=1)
+        labels = np.argmax(R / safe, axis=1)
+        if F is not None:
+            heard = F.sum(axis=1) > 0
+            labels[heard] = np.argmax(F[heard], axis=1)
+        return labels
 
     def predict_proba(self, X):
         r"""Clipped, normalised class-posterior estimates of new samples.
 
         :math:`\hat p(y|x') \propto \max(0, \sum_i K(x',x_i)[\beta_y]_i) /
-        \sum_i\max(0,[\tilde\phi_y]_i)`, rows scaled to sum 1. A sample whose
-        responses are all clipped to 0 (far from every cluster) gets the uniform
-        distribution.
+        \sum_i\max(0,[\tilde\phi_y]_i)`, rows scaled to sum 1; when the fit
+        spread its scores, the new samples' spread scores
+        (:func:`smiclust.score_spreading.spread_new_rows`) instead, rows
+        scaled to sum 1. A sample with no positive score (far from every
+        cluster) gets the uniform distribution.
 
         Returns
         -------
         proba : ndarray of shape (n_queries, n_clusters)
         """
-        scores, _ = cluster_scores(self._responses(X), self._normalizer)
-        return row_probabilities(scores, np.full_like(scores, 1.0 / scores.shape[1]))
+        R, F = self._new_scores(X)
+        scores, _ = cluster_scores(R, self._normalizer)
+        uniform = np.full_like(scores, 1.0 / scores.shape[1])
+        paper = row_probabilities(scores, uniform)
+        return paper if F is None else row_probabilities(F, paper)
 
 
 def _with_partial_labels(inputs, partial_labels, mode, estimator):

@@ -42,6 +42,9 @@ __all__ = [
     "spread_scores",
     "spread_labels",
     "closed_link_agreement",
+    "kernel_degrees",
+    "start_scale",
+    "spread_new_rows",
 ]
 
 #: Balanced accuracy on the closed links of SMIC's labelling without links
@@ -68,12 +71,29 @@ def normalized_affinity(K):
     W = sp.csr_matrix(K, dtype=np.float64, copy=True)
     W.setdiag(0.0)
     W.eliminate_zeros()
-    degree = np.asarray(W.sum(axis=1)).ravel()
-    inv_sqrt = np.zeros_like(degree)
+    D = sp.diags(_inverse_sqrt(np.asarray(W.sum(axis=1)).ravel()))
+    return (D @ W @ D).tocsr()
+
+
+def kernel_degrees(K):
+    """Row sums of ``K`` without its diagonal: the degrees :math:`D` of
+    :func:`normalized_affinity`."""
+    return np.asarray(K.sum(axis=1)).ravel() - K.diagonal()
+
+
+def start_scale(scores):
+    """The scale of the scores in :math:`Y_0`: their mean row sum (1 when
+    they are all 0)."""
+    S = np.asarray(scores, dtype=np.float64)
+    mean_total = S.sum(axis=1).mean() if S.shape[0] else 0.0
+    return mean_total if mean_total > 0 else 1.0
+
+
+def _inverse_sqrt(degree):
+    inv_sqrt = np.zeros_like(degree, dtype=np.float64)
     positive = degree > 0
     inv_sqrt[positive] = 1.0 / np.sqrt(degree[positive])
-    D = sp.diags(inv_sqrt)
-    return (D @ W @ D).tocsr()
+    return inv_sqrt
 
 
 def spread_scores(K, scores, seed_labels, alpha, *, tol=1e-10, max_terms=1000):
@@ -103,11 +123,8 @@ def spread_scores(K, scores, seed_labels, alpha, *, tol=1e-10, max_terms=1000):
         A new array; ``alpha = 0`` returns :math:`Y_0`.
     """
     S = np.asarray(scores, dtype=np.float64)
-    n, c = S.shape
     seeded = seed_labels >= 0
-    mean_total = S.sum(axis=1).mean() if n else 0.0
-    scale = mean_total if mean_total > 0 else 1.0
-    Y0 = S / scale
+    Y0 = S / start_scale(S)
     Y0[seeded] = 0.0
     Y0[np.flatnonzero(seeded), seed_labels[seeded]] = 1.0
     if alpha == 0:
@@ -195,3 +212,43 @@ def closed_link_agreement(labels, groups, n_clusters):
         across = (size[a] * size[b]).sum()
         parts.append(1.0 - (counts[a] * counts[b]).sum() / across)
     return float(np.mean(parts)) if parts else float("nan")
+
+
+def spread_new_rows(K_new, scores_new, F, degree, scale, alpha):
+    r"""Spread scores of new samples, one step from the fitted ones.
+
+    .. math::
+
+        F(x) = (1-\alpha)\,\frac{s(x)}{\text{scale}}
+        + \alpha \sum_j \frac{k(x, x_j)}{\sqrt{d(x)\,d_j}} F_j,
+        \qquad d(x) = \sum_j k(x, x_j),
+
+    the row of :math:`F = \alpha\hat W F + (1-\alpha)Y_0` (the fixed point
+    that :func:`spread_scores` sums) for a sample added to the graph, its own
+    start row :math:`s(x)` being its clipped, normalised scores (zero when
+    the fit spread from the seeds alone). A training sample passed as new
+    gets nearly its fitted row.
+
+    Parameters
+    ----------
+    K_new : sparse matrix of shape (m, n)
+        Kernel rows of the new samples against the training samples.
+    scores_new : ndarray of shape (m, c)
+        Their start scores (zeros for spreading from the seeds alone).
+    F : ndarray of shape (n, c)
+        Spread scores of the training samples.
+    degree : ndarray of shape (n,)
+        :func:`kernel_degrees` of the training kernel.
+    scale : float
+        :func:`start_scale` of the training scores.
+    alpha : float in [0, 1)
+
+    Returns
+    -------
+    F_new : ndarray of shape (m, c)
+    """
+    K_new = sp.csr_matrix(K_new, dtype=np.float64)
+    own = _inverse_sqrt(np.asarray(K_new.sum(axis=1)).ravel())
+    heard = own[:, None] * np.asarray(K_new @ (_inverse_sqrt(degree)[:, None] * F))
+    own_start = np.asarray(scores_new, dtype=np.float64) / scale
+    return (1.0 - alpha) * own_start + alpha * heard
