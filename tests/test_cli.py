@@ -548,12 +548,16 @@ def test_fit_violation_penalty_reaches_the_search(work, weight):
     assert summary["n_violations"] == model.n_violations_
 
 
-@pytest.mark.parametrize("value", ["-1", "inf", "nan", "lots"])
-def test_fit_rejects_a_bad_violation_penalty(work, value):
+@pytest.mark.parametrize(
+    "option, value",
+    [("--violation-penalty", v) for v in ("-1", "inf", "nan", "lots")]
+    + [("--spreading", v) for v in ("-0.1", "1", "nan", "lots")],
+)
+def test_fit_rejects_a_bad_number(work, option, value):
     proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
-               "--violation-penalty", value, cwd=work["dir"])
+               option, value, cwd=work["dir"])
     assert proc.returncode == 2
-    assert "--violation-penalty" in proc.stderr and "Traceback" not in proc.stderr
+    assert option in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_fit_spreading_reaches_the_estimator(tmp_path):
@@ -599,14 +603,6 @@ def test_fit_says_when_the_rows_in_no_link_follow_the_links_alone(tmp_path):
     assert 0.4 < summary["link_agreement"] < 0.7
     assert "labelled by spreading the linked rows' labels alone" in proc.stderr
     assert f"agree with the links at {summary['link_agreement']:.2f}" in proc.stderr
-
-
-@pytest.mark.parametrize("value", ["-0.1", "1", "nan", "lots"])
-def test_fit_rejects_a_bad_spreading(work, value):
-    proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
-               "--spreading", value, cwd=work["dir"])
-    assert proc.returncode == 2
-    assert "--spreading" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_fit_warns_when_a_link_file_holds_no_links(work):
