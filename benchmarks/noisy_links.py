@@ -59,6 +59,8 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.metrics import adjusted_rand_score, average_precision_score
 
+from smiclust.constraints import unlinked_mask
+
 #: Fractions of the links that are flipped.
 FLIP_FRACTIONS = (0.0, 0.05, 0.10, 0.20, 0.30)
 
@@ -189,14 +191,6 @@ def suspect_scores(suspects, flipped, n_must):
         "r_at_2k": float(top2k / k),
         "ap": float(average_precision_score(truth, np.asarray(suspects["score"]))),
     }
-
-
-def unlinked_mask(n_samples, must, cannot):
-    """Boolean mask of the samples in no link."""
-    mask = np.ones(n_samples, dtype=bool)
-    mask[np.asarray(must, dtype=np.intp).ravel()] = False
-    mask[np.asarray(cannot, dtype=np.intp).ravel()] = False
-    return mask
 
 
 def ari_pair(y, labels, mask):

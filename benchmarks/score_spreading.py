@@ -37,16 +37,9 @@ from model_family_selection import HELD_OUT, SCENARIOS, links_of, load
 from sklearn.metrics import adjusted_rand_score
 
 from smiclust import SMIClustering, local_scaling_kernel
+from smiclust.constraints import unlinked_mask
 from smiclust.labeling import cluster_scores
 from smiclust.score_spreading import spread_labels
-
-
-def seeded_samples(n, must, cannot):
-    """The samples in a link (for labels: the labelled ones)."""
-    seeded = np.zeros(n, dtype=bool)
-    for pairs in (must, cannot):
-        seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
-    return seeded
 
 
 def one_fit(name, scenario, seed, alphas):
@@ -56,7 +49,7 @@ def one_fit(name, scenario, seed, alphas):
     fit_links, must, cannot = links_of(scenario, y, seed)
     model = SMIClustering(len(np.unique(y)), spreading=0.0, random_state=seed)
     model.fit(X, **fit_links)
-    seeded = seeded_samples(len(y), must, cannot)
+    seeded = ~unlinked_mask(len(y), must, cannot)
     K = local_scaling_kernel(X, model.n_neighbors_)
     scores, _ = cluster_scores(model.eigenvectors_, model._normalizer)
     default = SMIClustering(len(np.unique(y)), random_state=seed).fit(X, **fit_links)

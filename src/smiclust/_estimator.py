@@ -17,6 +17,7 @@ from .constraints import (
     link_violations,
     pairs_from_codes,
     rank_suspect_links,
+    unlinked_mask,
 )
 from .kernels import (
     local_scales,
@@ -658,9 +659,7 @@ default=None
         (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`). Sets
         ``self._spread`` (what :meth:`predict` needs) when it spreads."""
         c = inputs.n_clusters
-        seeded = np.zeros(inputs.n_samples, dtype=bool)
-        for pairs in (inputs.must_link, inputs.cannot_link):
-            seeded[np.asarray(pairs, dtype=np.intp).ravel()] = True
+        seeded = ~unlinked_mask(inputs.n_samples, inputs.must_link, inputs.cannot_link)
         if self.spreading == 0 or c == 1 or seeded.all():
             return solution
         scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
@@ -684,8 +683,9 @@ default=None
         return solution
 
     def _new_scores(self, X):
-        """Responses of new samples (the paper's rule) and, when the fit
-        spread its scores, their spread scores (else ``None``)."""
+        """Responses of new samples (the paper's rule), their clipped,
+        normalised scores and, when the fit spread its scores, their spread
+        scores (else ``None``)."""
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -695,15 +695,14 @@ default=None
             X, X_fit, sigma = (np.ldexp(a, -e) for a in (X, X_fit, sigma))
         Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
         R = np.asarray(Kx @ self.dual_coef_)
+        scores, _ = cluster_scores(R, self._normalizer)
         spread = self._spread
         if spread is None:
-            return R, None
-        start = cluster_scores(R, self._normalizer)[0]
-        if spread.seeds_only:
-            start = np.zeros_like(start)
+            return R, scores, None
+        start = np.zeros_like(scores) if spread.seeds_only else scores
         F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
                             spread.alpha)
-        return R, F
+        return R, scores, F
 
     def predict(self, X):
         """Cluster of new samples.
@@ -722,7 +721,7 @@ default=None
         -------
         labels : ndarray of shape (n_queries,)
         """
-        R, F = self._new_scores(X)
+        R, _, F = self._new_scores(X)
         safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
         labels = np.argmax(R / safe, axis=1)
         if F is not None:
@@ -744,8 +743,7 @@ default=None
         -------
         proba : ndarray of shape (n_queries, n_clusters)
         """
-        R, F = self._new_scores(X)
-        scores, _ = cluster_scores(R, self._normalizer)
+        _, scores, F = self._new_scores(X)
         uniform = np.full_like(scores, 1.0 / scores.shape[1])
         paper = row_probabilities(scores, uniform)
         return paper if F is None else row_probabilities(F, paper)

@@ -28,6 +28,7 @@ __all__ = [
     "link_violations",
     "rank_suspect_links",
     "pairs_in_both",
+    "unlinked_mask",
 ]
 
 
@@ -244,6 +245,31 @@ def pairs_in_both(a, b):
     a_keys = a[:, 0].astype(np.int64) * width + a[:, 1]
     b_keys = b[:, 0].astype(np.int64) * width + b[:, 1]
     return b[np.isin(b_keys, a_keys)].astype(np.intp)
+
+
+def unlinked_mask(n_samples, must, cannot):
+    """Boolean mask of the samples in no link (must or cannot).
+
+    Parameters
+    ----------
+    n_samples : int
+    must, cannot : array-like of shape (n_pairs, 2)
+        Validated links.
+
+    Returns
+    -------
+    mask : ndarray of bool of shape (n_samples,)
+
+    Examples
+    --------
+    >>> from smiclust.constraints import unlinked_mask
+    >>> unlinked_mask(4, [[0, 1]], [[1, 2]]).tolist()
+    [False, False, False, True]
+    """
+    linked = np.zeros(n_samples, dtype=bool)
+    for pairs in (must, cannot):
+        linked[np.asarray(pairs, dtype=np.intp).reshape(-1, 2).ravel()] = True
+    return ~linked
 
 
 def link_matrix(pairs, n_samples, weights=None):

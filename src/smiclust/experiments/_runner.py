@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..constraints import unlinked_mask
 from ..io import atomic_write
 from ._config import merge_configs
 from ._format import percent
@@ -241,15 +242,6 @@ def _draw_links(y, protocol, fraction, seed, noise=None):
     partial[chosen] = codes[chosen]
     must, cannot = pairs_from_labels(partial)
     return must, cannot, partial, None
-
-
-def unlinked_mask(n_samples, must, cannot):
-    """Boolean mask of the samples in no link (must or cannot)."""
-    linked = np.zeros(n_samples, dtype=bool)
-    for pairs in (must, cannot):
-        pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
-        linked[pairs.ravel()] = True
-    return ~linked
 
 
 def ari_unlinked(y, labels, must, cannot):
