@@ -71,7 +71,7 @@ def normalized_affinity(K):
     W = sp.csr_matrix(K, dtype=np.float64, copy=True)
     W.setdiag(0.0)
     W.eliminate_zeros()
-    D = sp.diags(_inverse_sqrt(np.asarray(W.sum(axis=1)).ravel()))
+    D = sp.diags(_inverse_sqrt(kernel_degrees(W)))
     return (D @ W @ D).tocsr()
 
 
