@@ -161,8 +161,11 @@ def test_fit_stdout_csv_from_npy_and_labels(work):
     labels = np.array([int(r[0]) for r in rows[1:]])
     assert adjusted_rand_score(work["y"], labels) > 0.9
     lines = proc.stderr.strip().splitlines()
-    assert all(line.startswith("smiclust fit: ") for line in lines[:-1])
+    # the command's own lines, and the estimator's (here the link test's)
+    assert all(line.startswith(("smiclust fit: ", "[smiclust] link test "))
+               for line in lines[:-1])
     summary = json.loads(lines[-1])
+    assert 0 <= summary["link_test_pvalue"] <= 1
     assert summary["n_labeled"] == 20
     assert summary["n_must_link"] + summary["n_cannot_link"] == 20 * 19 // 2
 

@@ -26,6 +26,7 @@ from .kernels import (
 )
 from .labeling import cluster_scores, row_probabilities
 from .link_groups import link_groups
+from .link_test import link_folds, link_predictions_right, sign_test_pvalue
 from .lsmi import LSMIDesign
 from .model_selection import (
     CLOSURE_ETAS,
@@ -56,6 +57,7 @@ from .utils import (
     check_n_neighbors,
     check_numeric,
     check_random_state_param,
+    progress,
     validate_params,
 )
 
@@ -69,6 +71,10 @@ __all__ = ["SMIClustering", "smi_clustering"]
 CONTRADICTED_LINK_WEIGHT = 0.3
 
 _NO_PAIRS = np.empty((0, 2), dtype=np.intp)
+_NO_LINKS = LinkSet(_NO_PAIRS, _NO_PAIRS)
+
+#: Folds of the held-out link test (:mod:`smiclust.link_test`).
+LINK_TEST_FOLDS = 5
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,19 @@ class _Spread:
     scale: float
     alpha: float
     seeds_only: bool
+
+@dataclass(frozen=True)
+class _SpreadResult:
+    """How a solve's samples in no link got their labels: ``source`` and
+    ``agreement`` become ``spread_from_`` and ``link_agreement_``, ``rule``
+    (``None`` when nothing was spread) is what :meth:`predict` needs."""
+
+    source: str
+    agreement: float
+    rule: _Spread | None
+
+
+_NO_SPREAD = _SpreadResult("none", float("nan"), None)
 
 #: n_clusters="auto": the kernel's n_neighbors and the largest c tried
 #: (docs/n-clusters.md measured the choice with these).
@@ -178,6 +197,18 @@ class SMIClustering(BaseLinkClustering):
         Not used when the links are used as given (``links_ == "paper"``
         with links). Measured in docs/beyond-the-paper/research-notes.md
         ("Score spreading").
+    link_test_level : float in [0, 1), default=0.05
+        Beyond the paper, with ``links="closure"`` and links given as pairs
+        (not ``partial_labels``, no weights): the significance level at which
+        the links are set aside as wrong. The fit is repeated without links,
+        and with the links of all but one fold of the linked samples at the
+        chosen parameters; when the fit without links predicts the held-out
+        links significantly better (one-sided exact sign test on the links
+        where exactly one of the two is right, :mod:`smiclust.link_test`),
+        the links disagree with each other through the data, which correct
+        links do not, and the fit without links is returned
+        (``links_ == "ignored"``). ``0`` never tests. Costs one fit without
+        links and ``5`` solves.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -233,9 +264,14 @@ class SMIClustering(BaseLinkClustering):
         With ``n_clusters="auto"``, the score of every candidate ``c``
         (eigengap, held-out link error, plausible), ready for
         ``pandas.DataFrame``; ``None`` otherwise.
-    links_ : {"closure", "paper"}
+    links_ : {"closure", "paper", "ignored"}
         How the links were used (``"paper"`` when ``links="closure"`` met
-        link weights or contradictory links, and without links).
+        link weights or contradictory links, and without links;
+        ``"ignored"`` when the link test set them aside, see
+        ``link_test_level``).
+    link_test_pvalue_ : float
+        p-value of the link test (small: the data alone predict the held-out
+        links better than the links do); NaN when it was not run.
     lsmi_ : float
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
@@ -338,6 +374,7 @@ class SMIClustering(BaseLinkClustering):
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "links": [Options({"closure", "paper"})],
         "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
+        "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -359,6 +396,7 @@ class SMIClustering(BaseLinkClustering):
         violation_penalty=1.0,
         links="closure",
         spreading=0.5,
+        link_test_level=0.05,
         neighbor_algorithm="auto",
         eigen_solver="auto",
         tol=0.0,
@@ -376,6 +414,7 @@ class SMIClustering(BaseLinkClustering):
         self.violation_penalty = violation_penalty
         self.links = links
         self.spreading = spreading
+        self.link_test_level = link_test_level
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
         self.tol = tol
@@ -438,8 +477,6 @@ default=None
         )
         inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
         links = _link_set(inputs, self.links)
-        links_given = len(inputs.must_link) + len(inputs.cannot_link) > 0
-        must, cannot = inputs.must_link, inputs.cannot_link
         t_grid = self._n_neighbors_grid(inputs.n_samples)
         auto_c = isinstance(self.n_clusters, str)
         if auto_c and inputs.n_samples <= _AUTO_C_NEIGHBORS:
@@ -449,20 +486,46 @@ default=None
             )
         self._accept_inputs(inputs)
 
-        seeds = self._draw_seeds(4 if auto_c else 3)
-        solver_seed, lsmi_seed, neighbor_seed = seeds[:3]
+        solver_seed, lsmi_seed, neighbor_seed, c_seed, test_seed = self._draw_seeds(5)
         search_t = max(t_grid + [_AUTO_C_NEIGHBORS] if auto_c else t_grid)
         graph = self._neighbor_graph(inputs, search_t, neighbor_seed)
         if auto_c:
-            inputs = self._choose_n_clusters(inputs, graph, seeds[3])
+            inputs = self._choose_n_clusters(inputs, graph, c_seed)
         else:
             self.n_clusters_scores_ = None
         self.n_clusters_ = inputs.n_clusters
-        if self.links == "closure" and isinstance(self.n_neighbors, str):
-            t_grid = connected_neighbors_grid(
-                graph, t_grid, inputs.must_link, inputs.n_clusters
-            )
         self._warn_unused_weights(inputs)
+        seeds = (solver_seed, lsmi_seed)
+        tested = self._tests_links(inputs, partial_labels)
+        self.link_test_pvalue_ = float("nan")
+        if tested:
+            no_links = replace(inputs, must_link=_NO_PAIRS, cannot_link=_NO_PAIRS)
+            with warnings.catch_warnings():  # a fit for the test only
+                warnings.simplefilter("ignore")
+                self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
+            labels_without = self.labels_
+        K, params = self._fit_graph(inputs, links, graph, t_grid, seeds)
+        if tested:
+            self.link_test_pvalue_ = self._link_test(
+                inputs, K, params, labels_without, solver_seed, test_seed
+            )
+            if self.link_test_pvalue_ < self.link_test_level:
+                self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
+                self.links_ = "ignored"
+                self._score_given_links(inputs)
+        self._x_exponent = inputs.exponent
+        self._fit_X = inputs.X
+        return self
+
+    def _fit_graph(self, inputs, links, graph, t_grid, seeds):
+        """Search, solve and spread on the neighbour graph; set the fitted
+        attributes. Returns the kernel of the chosen ``n_neighbors`` and the
+        chosen ``(n_neighbors, gamma, eta)``."""
+        solver_seed, lsmi_seed = seeds
+        must, cannot = inputs.must_link, inputs.cannot_link
+        links_given = len(must) + len(cannot) > 0
+        if self.links == "closure" and isinstance(self.n_neighbors, str):
+            t_grid = connected_neighbors_grid(graph, t_grid, must, inputs.n_clusters)
         candidates = self._candidate_grid(
             t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
         )
@@ -475,25 +538,15 @@ default=None
             search = None
             t, gamma, eta = candidates[0]
         K = local_scaling_kernel_from_neighbors(graph, t)
-        solution = solve_links(
-            K,
-            links,
-            inputs.n_clusters,
-            gamma,
-            eta,
-            eigen_solver=self.eigen_solver,
-            random_state=solver_seed,
-            tol=self.tol,
-            max_iter=self.max_iter,
-        )
+        solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed)
         self.links_ = "paper" if links.groups is None else "closure"
-        self.link_agreement_ = float("nan")
-        self.spread_from_ = "none"
-        self._spread = None
+        spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
-            solution = self._spread_scores(
-                K, inputs, links.groups, solution, solver_seed
-            )
+            solution, spread = self._spread_scores(K, inputs, links.groups, solution,
+                                                   solver_seed)
+        self.spread_from_ = spread.source
+        self.link_agreement_ = spread.agreement
+        self._spread = spread.rule
         self._store_solution(
             inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
         )
@@ -503,9 +556,69 @@ default=None
                 self._spread.F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
             )
         self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
-        self._x_exponent = inputs.exponent
-        self._fit_X = inputs.X
-        return self
+        return K, (t, gamma, eta)
+
+    def _solve(self, K, links, n_clusters, gamma, eta, solver_seed):
+        return solve_links(
+            K, links, n_clusters, gamma, eta, eigen_solver=self.eigen_solver,
+            random_state=solver_seed, tol=self.tol, max_iter=self.max_iter,
+        )
+
+    def _tests_links(self, inputs, partial_labels):
+        """Whether this fit tests its links against the data alone: given
+        pairs (not partial labels), unweighted, closed, more than one
+        cluster, and ``link_test_level > 0``."""
+        weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
+        n_links = len(inputs.must_link) + len(inputs.cannot_link)
+        return (
+            self.link_test_level > 0 and self.links == "closure" and n_links > 0
+            and partial_labels is None and not weighted and inputs.n_clusters > 1
+        )
+
+    def _link_test(self, inputs, K, params, labels_without, solver_seed, test_seed):
+        """p-value of the held-out test of :mod:`smiclust.link_test`: the fit
+        without links (``labels_without``) against fits on the links outside
+        each fold at the chosen ``(n_neighbors, gamma, eta)``."""
+        must, cannot, c = inputs.must_link, inputs.cannot_link, inputs.n_clusters
+        _, gamma, eta = params
+        folds = link_folds(must, cannot, inputs.n_samples, LINK_TEST_FOLDS,
+                           np.random.RandomState(test_seed))
+        unlinked = self._solve(K, _NO_LINKS, c, 0.0, 0.0, solver_seed).labels
+        must_right = np.zeros(len(must), dtype=bool)
+        cannot_right = np.zeros(len(cannot), dtype=bool)
+        for fold in range(folds.n_folds):
+            train_must, train_cannot = folds.training_links(must, cannot, fold)
+            fold_inputs = replace(
+                inputs, must_link=train_must, cannot_link=train_cannot
+            )
+            fold_links = _link_set(fold_inputs, self.links)
+            solution = self._solve(K, fold_links, c, gamma, eta, solver_seed)
+            closed = fold_links.groups is not None
+            if closed or len(train_must) + len(train_cannot) == 0:
+                solution, _ = self._spread_scores(
+                    K, fold_inputs, fold_links.groups, solution, solver_seed, unlinked
+                )
+            right_m, right_c = link_predictions_right(solution.labels, must, cannot)
+            in_fold = folds.must_fold == fold
+            must_right[in_fold] = right_m[in_fold]
+            in_fold = folds.cannot_fold == fold
+            cannot_right[in_fold] = right_c[in_fold]
+        without_m, without_c = link_predictions_right(labels_without, must, cannot)
+        progress(self.verbose, f"link test over {folds.n_folds} folds: held-out "
+                 f"links right {must_right.sum() + cannot_right.sum()} with links, "
+                 f"{without_m.sum() + without_c.sum()} without, of "
+                 f"{len(must) + len(cannot)}")
+        return sign_test_pvalue(np.r_[must_right, cannot_right],
+                                np.r_[without_m, without_c],
+                                np.r_[folds.must_unit, folds.cannot_unit])
+
+    def _score_given_links(self, inputs):
+        """Violations and suspect links of the current labels against the
+        given links (after a fit that set them aside)."""
+        must, cannot = inputs.must_link, inputs.cannot_link
+        violated_must, violated_cannot = link_violations(self.labels_, must, cannot)
+        self.n_violations_ = int(violated_must.sum() + violated_cannot.sum())
+        self.suspect_links_ = rank_suspect_links(self.proba_, must, cannot)
 
     def candidate_parameters(self, n_samples, *, n_must=0, n_cannot=0):
         """The ``(n_neighbors, gamma, eta)`` candidates that ``fit`` would try.
@@ -651,36 +764,36 @@ default=None
             self.best_index_ = search.best_index
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
-    def _spread_scores(self, K, inputs, groups, solution, solver_seed):
+    def _spread_scores(self, K, inputs, groups, solution, solver_seed,
+                       unlinked_labels=None):
         """``solution`` with the labels of the samples in no link taken from
         the scores spread over ``K``
         (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
-        alone where SMIC without links disagrees with the links
-        (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`). Sets
-        ``self._spread`` (what :meth:`predict` needs) when it spreads."""
+        alone where SMIC without links (``unlinked_labels``, solved when
+        ``None`` and needed) disagrees with the links
+        (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`), and the
+        :class:`_SpreadResult` (what :meth:`predict` needs)."""
         c = inputs.n_clusters
         seeded = ~unlinked_mask(inputs.n_samples, inputs.must_link, inputs.cannot_link)
         if self.spreading == 0 or c == 1 or seeded.all():
-            return solution
+            return solution, _NO_SPREAD
         scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
-        self.spread_from_ = "scores"
+        source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
-            unlinked = solve_links(
-                K, LinkSet(_NO_PAIRS, _NO_PAIRS), c, 0.0, 0.0,
-                eigen_solver=self.eigen_solver,
-                random_state=solver_seed, tol=self.tol, max_iter=self.max_iter,
-            )
-            self.link_agreement_ = closed_link_agreement(unlinked.labels, groups, c)
-            if self.link_agreement_ < SEED_ONLY_AGREEMENT:
-                self.spread_from_ = "links"
+            if unlinked_labels is None:
+                unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
+                                              solver_seed).labels
+            agreement = closed_link_agreement(unlinked_labels, groups, c)
+            if agreement < SEED_ONLY_AGREEMENT:
+                source = "links"
                 scores = np.zeros_like(scores)
         labels, F = spread_labels(K, scores, solution.labels, seeded, self.spreading)
         solution, order = with_labels(solution, labels, c)
-        self._spread = _Spread(
+        rule = _Spread(
             F[:, order], seeded, kernel_degrees(K), start_scale(scores),
-            float(self.spreading), self.spread_from_ == "links",
+            float(self.spreading), source == "links",
         )
-        return solution
+        return solution, _SpreadResult(source, agreement, rule)
 
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
@@ -827,7 +940,7 @@ def _warn_if_rank_deficient(eigenvalues, c):
             f"n_clusters={c} (e.g. identical or too few distinct samples); the "
             "clusters behind the zero eigenvalues are arbitrary.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
 
@@ -847,7 +960,7 @@ def _graph_components(graph, inputs, *, warn):
             f"more than n_clusters={c}; clusters may follow the components. "
             "A larger n_neighbors joins them.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     return int(n_components)
 

@@ -23,7 +23,6 @@ itself, computed once per *distinct* labelling (labellings equal up to a
 renaming of the clusters are scored once).
 """
 
-import sys
 import time
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from scipy.sparse.csgraph import connected_components
 from .constraints import link_matrix, link_violations
 from .kernels import local_scaling_kernel_from_neighbors
 from .solver import LinkSet, prepare_kernel, solve_links
+from .utils import progress
 
 __all__ = [
     "DEFAULT_N_NEIGHBORS",
@@ -310,11 +310,6 @@ def search_parameters(
     return SearchResult(results=results, best_index=int(np.argmax(crit)))
 
 
-def _progress(verbose, text):
-    if verbose:
-        print(f"[smiclust] {text}", file=sys.stderr, flush=True)
-
-
 def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verbose):
     """Solve every candidate, one joblib task per ``t``.
 
@@ -336,7 +331,7 @@ def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verb
     for t, group_out in zip(ts, Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
         for (g, e), item in zip(groups[t], group_out):
             solved[(t, g, e)] = item
-        _progress(
+        progress(
             verbose, f"solved {len(solved)}/{len(candidates)} candidates (t={t} done)"
         )
     return solved
@@ -351,7 +346,7 @@ def _score_labelings(labels, lsmi_design, n_jobs, verbose):
     for key, lab in zip(keys, labels):
         first_of.setdefault(key, lab)
     unique = list(first_of)
-    _progress(verbose, f"scoring {len(unique)} distinct labellings by LSMI")
+    progress(verbose, f"scoring {len(unique)} distinct labellings by LSMI")
     # The design is the heavy argument: send it with a few batches of
     # labellings (two per worker, at least one per 8), not once per labelling.
     n_batches = max(1, min(len(unique), max(2 * effective_n_jobs(n_jobs),
@@ -365,7 +360,7 @@ def _score_labelings(labels, lsmi_design, n_jobs, verbose):
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
     for batch in parallel(tasks):
         scored.extend(batch)
-        _progress(verbose, f"scored {len(scored)}/{len(unique)} labellings")
+        progress(verbose, f"scored {len(scored)}/{len(unique)} labellings")
     by_key = dict(zip(unique, scored))
     return [by_key[k] for k in keys]
 

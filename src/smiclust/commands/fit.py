@@ -105,7 +105,7 @@ non_negative_float = _number_arg(float, "a number", lambda x: 0 <= x < float("in
                                  "a finite number >= 0")
 
 
-spreading_arg = _number_arg(float, "a number", lambda x: 0 <= x < 1,
+fraction_arg = _number_arg(float, "a number", lambda x: 0 <= x < 1,
                             "a number in [0, 1)")
 
 
@@ -214,12 +214,18 @@ def add_parser(subparsers):
                             "violations / max violations (default: 1, the "
                             "paper's; larger trusts the links more, 0 ignores "
                             "them)")
-    model.add_argument("--spreading", type=spreading_arg, default=0.5,
+    model.add_argument("--spreading", type=fraction_arg, default=0.5,
                        metavar="A",
                        help="weight of the neighbours when the rows in no link "
                             "take their labels: the final scores are spread "
                             "over the kernel graph (default: 0.5; 0 keeps the "
                             "eigenvector scores as they are)")
+    model.add_argument("--link-test-level", type=fraction_arg, default=0.05,
+                       metavar="A",
+                       help="significance level at which the links are set "
+                            "aside as wrong, when the fit without links "
+                            "predicts held-out links better (default: 0.05; "
+                            "0 never tests)")
     model.add_argument("--random-state", type=int, default=0, metavar="INT",
                        help="seed of every random choice (default: 0)")
     model.add_argument("--n-jobs", type=int, default=None, metavar="INT",
@@ -288,7 +294,8 @@ def _make_model(args):
     return SMIClustering(
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
         eta=args.eta, violation_penalty=args.violation_penalty,
-        spreading=args.spreading, random_state=args.random_state,
+        spreading=args.spreading, link_test_level=args.link_test_level,
+        random_state=args.random_state,
         n_jobs=args.n_jobs,
         verbose=0 if args.quiet else 1,
     )
@@ -343,6 +350,11 @@ def _fit(model, inputs, rep):
     rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
                  f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
                  f"{model.n_violations_} of {n_links} links violated")
+    if model.links_ == "ignored":
+        rep.progress(f"links set aside: the fit without links predicts held-out "
+                     f"links better (p = {model.link_test_pvalue_:.3g} < "
+                     f"{model.link_test_level:g}); check the links, e.g. with "
+                     f"--suspect-links")
     if model.spread_from_ == "links":
         rep.progress(f"rows in no link labelled by spreading the linked rows' "
                      f"labels alone: the clusters found without links agree "
@@ -395,6 +407,9 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "violation_penalty": float(args.violation_penalty),
         "spreading": float(args.spreading),
         "spread_from": model.spread_from_,
+        "link_test_level": float(args.link_test_level),
+        "link_test_pvalue": (None if math.isnan(model.link_test_pvalue_)
+                             else float(model.link_test_pvalue_)),
         "link_agreement": (None if math.isnan(model.link_agreement_)
                            else round(float(model.link_agreement_), 6)),
         "tuned": tuned,

@@ -1,4 +1,7 @@
-"""Validation, input checks, seeds and thread control shared by the package."""
+"""Validation, input checks, seeds, progress and thread control shared by the
+package."""
+
+import sys
 
 import numpy as np
 
@@ -26,6 +29,7 @@ from ._validation import (
 __all__ = [
     "SEED_MAX",
     "draw_seeds",
+    "progress",
     "check_numeric",
     "check_samples",
     "check_n_neighbors",
@@ -53,3 +57,9 @@ SEED_MAX = np.iinfo(np.int32).max
 def draw_seeds(rng, n):
     """``n`` seeds drawn in order from ``rng`` (a RandomState), one per consumer."""
     return [rng.randint(SEED_MAX) for _ in range(n)]
+
+
+def progress(verbose, text):
+    """A progress line on standard error when ``verbose``."""
+    if verbose:
+        print(f"[smiclust] {text}", file=sys.stderr, flush=True)
