@@ -162,7 +162,7 @@ def test_fit_stdout_csv_from_npy_and_labels(work):
     assert adjusted_rand_score(work["y"], labels) > 0.9
     lines = proc.stderr.strip().splitlines()
     # the command's own lines, and the estimator's (here the link test's)
-    assert all(line.startswith(("smiclust fit: ", "[smiclust] link test "))
+    assert all(line.startswith(("smiclust fit: ", "[smiclust] link test"))
                for line in lines[:-1])
     summary = json.loads(lines[-1])
     assert 0 <= summary["link_test_pvalue"] <= 1

@@ -73,8 +73,11 @@ CONTRADICTED_LINK_WEIGHT = 0.3
 _NO_PAIRS = np.empty((0, 2), dtype=np.intp)
 _NO_LINKS = LinkSet(_NO_PAIRS, _NO_PAIRS)
 
-#: Folds of the held-out link test (:mod:`smiclust.link_test`).
+#: Folds of the held-out link test (:mod:`smiclust.link_test`), and the LSMI
+#: centres with which its fold fits choose ``n_neighbors`` (fewer than the
+#: search's 500: the fold fits predict links, their LSMI values are not kept).
 LINK_TEST_FOLDS = 5
+LINK_TEST_LSMI_CENTERS = 100
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,18 @@ class _SpreadResult:
 
 
 _NO_SPREAD = _SpreadResult("none", float("nan"), None)
+
+
+@dataclass(frozen=True)
+class _GraphFit:
+    """A search, final solve and spreading on one neighbour graph."""
+
+    solution: object
+    params: tuple
+    search: object
+    candidates: list
+    t_chosen: bool
+    spread: _SpreadResult
 
 #: n_clusters="auto": the kernel's n_neighbors and the largest c tried
 #: (docs/n-clusters.md measured the choice with these).
@@ -200,15 +215,18 @@ class SMIClustering(BaseLinkClustering):
     link_test_level : float in [0, 1), default=0.05
         Beyond the paper, with ``links="closure"`` and links given as pairs
         (not ``partial_labels``, no weights): the significance level at which
-        the links are set aside as wrong. The fit is repeated without links,
-        and with the links of all but one fold of the linked samples at the
-        chosen parameters; when the fit without links predicts the held-out
-        links significantly better (one-sided exact sign test on the links
-        where exactly one of the two is right, :mod:`smiclust.link_test`),
-        the links disagree with each other through the data, which correct
-        links do not, and the fit without links is returned
-        (``links_ == "ignored"``). ``0`` never tests. Costs one fit without
-        links and ``5`` solves.
+        the links are set aside as wrong (:mod:`smiclust.link_test`). The
+        linked samples are dealt into 5 folds; the fit on the links outside
+        each fold (``n_neighbors`` searched at the chosen ``gamma`` and
+        ``eta``) predicts the links of the fold's samples, and so does the
+        fit without links. When the fit without links is right more often,
+        sample by sample, at this level (one-sided exact sign test), the
+        links disagree with each other through the data, which correct
+        links do not, and the fit without links is returned (``links_ ==
+        "ignored"``; ``n_violations_`` and ``suspect_links_`` still count
+        the given links). ``0`` never tests. Costs 6 searches of
+        ``n_neighbors`` with :data:`LINK_TEST_LSMI_CENTERS` (100) LSMI
+        centres. Measured in docs/noisy-links.md.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -498,16 +516,11 @@ default=None
         seeds = (solver_seed, lsmi_seed)
         tested = self._tests_links(inputs, partial_labels)
         self.link_test_pvalue_ = float("nan")
+        self._fit_graph(inputs, links, graph, t_grid, seeds)
         if tested:
             no_links = replace(inputs, must_link=_NO_PAIRS, cannot_link=_NO_PAIRS)
-            with warnings.catch_warnings():  # a fit for the test only
-                warnings.simplefilter("ignore")
-                self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
-            labels_without = self.labels_
-        K, params = self._fit_graph(inputs, links, graph, t_grid, seeds)
-        if tested:
             self.link_test_pvalue_ = self._link_test(
-                inputs, K, params, labels_without, solver_seed, test_seed
+                inputs, graph, t_grid, seeds, test_seed
             )
             if self.link_test_pvalue_ < self.link_test_level:
                 self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
@@ -518,20 +531,47 @@ default=None
         return self
 
     def _fit_graph(self, inputs, links, graph, t_grid, seeds):
-        """Search, solve and spread on the neighbour graph; set the fitted
-        attributes. Returns the kernel of the chosen ``n_neighbors`` and the
-        chosen ``(n_neighbors, gamma, eta)``."""
+        """Search, solve and spread on the neighbour graph, and set the fitted
+        attributes from the result (:meth:`_solve_graph`)."""
+        fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose)
+        self.links_ = "paper" if links.groups is None else "closure"
+        self.spread_from_ = fit.spread.source
+        self.link_agreement_ = fit.spread.agreement
+        self._spread = fit.spread.rule
+        self._store_solution(
+            inputs, fit.solution, fit.params, fit.search, fit.candidates,
+            fit.t_chosen,
+        )
+        if self._spread is not None:  # the samples in no link: spread scores
+            free = ~self._spread.seeded
+            self.proba_[free] = row_probabilities(
+                self._spread.F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
+            )
+        self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
+                                      inputs.exponent)
+
+    def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
+                     weights=None, n_centers=None):
+        """The parameter search, the final solve and the spreading for
+        ``inputs`` on the neighbour graph; nothing is set. ``weights``: a
+        ``(gamma, eta)`` to search ``n_neighbors`` at only (when it is among
+        the candidates); ``n_centers``: LSMI centres of the search (default
+        ``lsmi_n_centers``)."""
         solver_seed, lsmi_seed = seeds
         must, cannot = inputs.must_link, inputs.cannot_link
         links_given = len(must) + len(cannot) > 0
+        t_chosen = len(t_grid) > 1
         if self.links == "closure" and isinstance(self.n_neighbors, str):
             t_grid = connected_neighbors_grid(graph, t_grid, must, inputs.n_clusters)
         candidates = self._candidate_grid(
             t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
         )
+        at_weights = [cand for cand in candidates if tuple(cand[1:]) == weights]
+        candidates = at_weights or candidates
         if len(candidates) > 1:
             search = self._search(
-                inputs, links, graph, candidates, solver_seed, lsmi_seed
+                inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
+                n_centers or self.lsmi_n_centers,
             )
             t, gamma, eta = search.best_params
         else:
@@ -539,24 +579,12 @@ default=None
             t, gamma, eta = candidates[0]
         K = local_scaling_kernel_from_neighbors(graph, t)
         solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed)
-        self.links_ = "paper" if links.groups is None else "closure"
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
             solution, spread = self._spread_scores(K, inputs, links.groups, solution,
                                                    solver_seed)
-        self.spread_from_ = spread.source
-        self.link_agreement_ = spread.agreement
-        self._spread = spread.rule
-        self._store_solution(
-            inputs, solution, (t, gamma, eta), search, candidates, len(t_grid) > 1
-        )
-        if self._spread is not None:  # the samples in no link: spread scores
-            free = ~self._spread.seeded
-            self.proba_[free] = row_probabilities(
-                self._spread.F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
-            )
-        self.local_scales_ = np.ldexp(local_scales(graph, t), inputs.exponent)
-        return K, (t, gamma, eta)
+        return _GraphFit(solution, (t, gamma, eta), search, candidates, t_chosen,
+                         spread)
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed):
         return solve_links(
@@ -575,34 +603,41 @@ default=None
             and partial_labels is None and not weighted and inputs.n_clusters > 1
         )
 
-    def _link_test(self, inputs, K, params, labels_without, solver_seed, test_seed):
+    def _link_test(self, inputs, graph, t_grid, seeds, test_seed):
         """p-value of the held-out test of :mod:`smiclust.link_test`: the fit
-        without links (``labels_without``) against fits on the links outside
-        each fold at the chosen ``(n_neighbors, gamma, eta)``."""
-        must, cannot, c = inputs.must_link, inputs.cannot_link, inputs.n_clusters
-        _, gamma, eta = params
+        without links against the fits on the links outside each fold
+        (``n_neighbors`` searched at the chosen ``gamma`` and ``eta``). Both
+        choose ``n_neighbors`` by LSMI with :data:`LINK_TEST_LSMI_CENTERS`
+        centres."""
+        must, cannot = inputs.must_link, inputs.cannot_link
         folds = link_folds(must, cannot, inputs.n_samples, LINK_TEST_FOLDS,
                            np.random.RandomState(test_seed))
-        unlinked = self._solve(K, _NO_LINKS, c, 0.0, 0.0, solver_seed).labels
+        n_centers = min(self.lsmi_n_centers, LINK_TEST_LSMI_CENTERS)
+
+        def labels_with(train_must, train_cannot, weights):
+            fold_inputs = replace(
+                inputs, must_link=train_must, cannot_link=train_cannot
+            )
+            with warnings.catch_warnings():  # fits for the test only
+                warnings.simplefilter("ignore")
+                return self._solve_graph(
+                    fold_inputs, _link_set(fold_inputs, self.links), graph, t_grid,
+                    seeds, verbose=0, weights=weights, n_centers=n_centers,
+                ).solution.labels
+
+        labels_without = labels_with(_NO_PAIRS, _NO_PAIRS, None)
         must_right = np.zeros(len(must), dtype=bool)
         cannot_right = np.zeros(len(cannot), dtype=bool)
         for fold in range(folds.n_folds):
             train_must, train_cannot = folds.training_links(must, cannot, fold)
-            fold_inputs = replace(
-                inputs, must_link=train_must, cannot_link=train_cannot
-            )
-            fold_links = _link_set(fold_inputs, self.links)
-            solution = self._solve(K, fold_links, c, gamma, eta, solver_seed)
-            closed = fold_links.groups is not None
-            if closed or len(train_must) + len(train_cannot) == 0:
-                solution, _ = self._spread_scores(
-                    K, fold_inputs, fold_links.groups, solution, solver_seed, unlinked
-                )
-            right_m, right_c = link_predictions_right(solution.labels, must, cannot)
+            labels = labels_with(train_must, train_cannot, (self.gamma_, self.eta_))
+            right_m, right_c = link_predictions_right(labels, must, cannot)
             in_fold = folds.must_fold == fold
             must_right[in_fold] = right_m[in_fold]
             in_fold = folds.cannot_fold == fold
             cannot_right[in_fold] = right_c[in_fold]
+            progress(self.verbose, f"link test: fold {fold + 1}/{folds.n_folds} "
+                     "fitted")
         without_m, without_c = link_predictions_right(labels_without, must, cannot)
         progress(self.verbose, f"link test over {folds.n_folds} folds: held-out "
                  f"links right {must_right.sum() + cannot_right.sum()} with links, "
@@ -700,10 +735,11 @@ default=None
                 stacklevel=3,
             )
 
-    def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed):
+    def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
+                verbose, n_centers):
         design = LSMIDesign(
             inputs.X,
-            n_centers=self.lsmi_n_centers,
+            n_centers=n_centers,
             n_folds=min(self.lsmi_n_folds, inputs.n_samples),
             random_state=lsmi_seed,
         )
@@ -719,7 +755,7 @@ default=None
             tol=self.tol,
             max_iter=self.max_iter,
             n_jobs=self.n_jobs,
-            verbose=self.verbose,
+            verbose=verbose,
             violation_penalty=self.violation_penalty,
             must_weight=links.must_weight,
             cannot_weight=links.cannot_weight,
@@ -764,13 +800,11 @@ default=None
             self.best_index_ = search.best_index
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
-    def _spread_scores(self, K, inputs, groups, solution, solver_seed,
-                       unlinked_labels=None):
+    def _spread_scores(self, K, inputs, groups, solution, solver_seed):
         """``solution`` with the labels of the samples in no link taken from
         the scores spread over ``K``
         (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
-        alone where SMIC without links (``unlinked_labels``, solved when
-        ``None`` and needed) disagrees with the links
+        alone where SMIC without links disagrees with the links
         (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`), and the
         :class:`_SpreadResult` (what :meth:`predict` needs)."""
         c = inputs.n_clusters
@@ -780,9 +814,8 @@ default=None
         scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
         source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
-            if unlinked_labels is None:
-                unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
-                                              solver_seed).labels
+            unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
+                                          solver_seed).labels
             agreement = closed_link_agreement(unlinked_labels, groups, c)
             if agreement < SEED_ONLY_AGREEMENT:
                 source = "links"
