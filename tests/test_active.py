@@ -299,6 +299,18 @@ def test_active_no_oracle_is_the_plain_fit(four_blobs):
     assert model.n_queries_ == 0 and model.must_link_.shape == (0, 2)
 
 
+def test_active_link_test_off_by_default_and_passed_on(four_blobs):
+    X, y = four_blobs
+    oracle = lambda i, j: bool(y[i] == y[j])  # noqa: E731
+    model = ActiveSMIClustering(4, budget=20, random_state=0).fit(X, oracle)
+    assert model.estimator_.link_test_level == 0.0
+    assert np.isnan(model.estimator_.link_test_pvalue_)
+    tested = ActiveSMIClustering(4, budget=20, link_test_level=0.05,
+                                 random_state=0).fit(X, oracle)
+    assert tested.estimator_.link_test_level == 0.05
+    assert 0 <= tested.estimator_.link_test_pvalue_ <= 1
+
+
 @pytest.mark.parametrize(
     "params, oracle, error, match",
     [
@@ -310,6 +322,8 @@ def test_active_no_oracle_is_the_plain_fit(four_blobs):
          "ActiveSMIClustering"),
         (dict(links="x"), None, ValueError, "'links' parameter of "
          "ActiveSMIClustering"),
+        (dict(link_test_level=1.5), None, ValueError, "'link_test_level' "
+         "parameter of ActiveSMIClustering"),
         ({}, 3, TypeError, "'oracle' parameter of ActiveSMIClustering.fit must "
          "be a callable"),
         ({}, np.zeros(3), ValueError, "given as labels, must have shape "

@@ -599,6 +599,11 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
 neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         As in :class:`~smiclust.SMIClustering`; ``"auto"`` ones are chosen as
         described above.
+    link_test_level : float in [0, 1), default=0.0
+        As in :class:`~smiclust.SMIClustering`, but off by default here: the
+        test holds out links as if they were like the others, and the pairs
+        asked here are chosen by the model where it is unsure, so the fit
+        without links is judged on the pairs that are hardest for it.
     search_every : int, default=5
         Batches between two searches of the ``"auto"`` parameters.
     random_state : int, RandomState instance or None, default=None
@@ -673,6 +678,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "verbose": [Interval(numbers.Integral, 0, None, closed="left"), bool],
         "links": [Options({"closure", "paper"})],
         "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
+        "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 
     def __init__(
@@ -687,6 +693,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         violation_penalty=1.0,
         links="closure",
         spreading=0.5,
+        link_test_level=0.0,
         neighbor_algorithm="auto",
         eigen_solver="auto",
         lsmi_n_centers=500,
@@ -705,6 +712,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.violation_penalty = violation_penalty
         self.links = links
         self.spreading = spreading
+        self.link_test_level = link_test_level
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
         self.lsmi_n_centers = lsmi_n_centers
@@ -721,6 +729,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "violation_penalty",
         "links",
         "spreading",
+        "link_test_level",
         "neighbor_algorithm",
         "eigen_solver",
         "lsmi_n_centers",
