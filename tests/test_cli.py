@@ -554,13 +554,43 @@ def test_fit_violation_penalty_reaches_the_search(work, weight):
 @pytest.mark.parametrize(
     "option, value",
     [("--violation-penalty", v) for v in ("-1", "inf", "nan", "lots")]
-    + [("--spreading", v) for v in ("-0.1", "1", "nan", "lots")],
+    + [("--spreading", v) for v in ("-0.1", "1", "nan", "lots")]
+    + [("--link-test-level", v) for v in ("-0.1", "1", "nan", "lots")],
 )
 def test_fit_rejects_a_bad_number(work, option, value):
     proc = cli("fit", "moons.csv", "-k", "2", "--id-column", "sample",
                option, value, cwd=work["dir"])
     assert proc.returncode == 2
     assert option in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_fit_sets_flipped_links_aside_and_says_so(tmp_path):
+    from smiclust import SMIClustering
+
+    from test_link_test import _blobs, _flipped_links
+
+    X, y = _blobs()
+    must, cannot = _flipped_links(y, 100, 0.2, 0)
+    np.save(tmp_path / "blobs.npy", X)
+    np.savetxt(tmp_path / "must.csv", must, fmt="%d", delimiter=",")
+    np.savetxt(tmp_path / "cannot.csv", cannot, fmt="%d", delimiter=",")
+    links = ("--must-link", "must.csv", "--cannot-link", "cannot.csv")
+    proc = cli("fit", "blobs.npy", "-k", "3", *links, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    summary = json.loads(lines[-1])
+    model = SMIClustering(3, random_state=0).fit(X, must_link=must,
+                                                 cannot_link=cannot)
+    assert summary["links"] == model.links_ == "ignored"
+    assert summary["link_test_pvalue"] == pytest.approx(model.link_test_pvalue_)
+    assert any("links set aside" in line for line in lines)
+    labels = np.array([int(r[0]) for r in _csv_rows(proc.stdout)[1:]])
+    np.testing.assert_array_equal(labels, model.labels_)
+    # the level reaches the estimator: 0 never tests
+    proc = cli("fit", "blobs.npy", "-k", "3", *links, "--link-test-level", "0",
+               "--json", "--quiet", cwd=tmp_path)
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["links"] != "ignored" and summary["link_test_pvalue"] is None
 
 
 def test_fit_spreading_reaches_the_estimator(tmp_path):
