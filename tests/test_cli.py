@@ -565,9 +565,9 @@ def test_fit_rejects_a_bad_number(work, option, value):
 
 
 def test_fit_sets_flipped_links_aside_and_says_so(tmp_path):
-    from smiclust import SMIClustering
-
     from test_link_test import _blobs, _flipped_links
+
+    from smiclust import SMIClustering
 
     X, y = _blobs()
     must, cannot = _flipped_links(y, 100, 0.2, 0)

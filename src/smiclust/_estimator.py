@@ -91,6 +91,7 @@ class _Spread:
     alpha: float
     seeds_only: bool
 
+
 @dataclass(frozen=True)
 class _SpreadResult:
     """How a solve's samples in no link got their labels: ``source`` and
@@ -115,6 +116,7 @@ class _GraphFit:
     candidates: list
     t_chosen: bool
     spread: _SpreadResult
+
 
 #: n_clusters="auto": the kernel's n_neighbors and the largest c tried
 #: (docs/n-clusters.md measured the choice with these).
@@ -560,9 +562,9 @@ default=None
         solver_seed, lsmi_seed = seeds
         must, cannot = inputs.must_link, inputs.cannot_link
         links_given = len(must) + len(cannot) > 0
-        t_chosen = len(t_grid) > 1
         if self.links == "closure" and isinstance(self.n_neighbors, str):
             t_grid = connected_neighbors_grid(graph, t_grid, must, inputs.n_clusters)
+        t_chosen = len(t_grid) > 1
         candidates = self._candidate_grid(
             t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
         )
