@@ -127,6 +127,21 @@ def test_wrong_links_are_set_aside_for_the_fit_without_links():
     assert used.links_ != "ignored" and np.isnan(used.link_test_pvalue_)
 
 
+def test_set_aside_links_do_not_choose_the_number_of_clusters():
+    X, y = _blobs()
+    must, cannot = _flipped_links(y, 100, 0.2, 0)
+    model = SMIClustering("auto", random_state=0).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    alone = SMIClustering("auto", random_state=0).fit(X)
+    assert model.links_ == "ignored"
+    assert model.n_clusters_ == alone.n_clusters_
+    assert_array_equal(model.labels_, alone.labels_)
+    for name in alone.n_clusters_scores_:
+        assert_array_equal(model.n_clusters_scores_[name],
+                           alone.n_clusters_scores_[name])
+
+
 def test_correct_links_pass_the_test():
     X, y = _blobs(1)
     must, cannot = sample_links(y, 60, random_state=0)

@@ -225,8 +225,9 @@ class SMIClustering(BaseLinkClustering):
         sample by sample, at this level (one-sided exact sign test), the
         links disagree with each other through the data, which correct
         links do not, and the fit without links is returned (``links_ ==
-        "ignored"``; ``n_violations_`` and ``suspect_links_`` still count
-        the given links). ``0`` never tests. Costs 6 searches of
+        "ignored"``, with ``n_clusters="auto"`` chosen without links too;
+        ``n_violations_`` and ``suspect_links_`` still count the given
+        links). ``0`` never tests. Costs 6 searches of
         ``n_neighbors`` with :data:`LINK_TEST_LSMI_CENTERS` (100) LSMI
         centres. Measured in docs/noisy-links.md.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
@@ -525,6 +526,9 @@ default=None
                 inputs, graph, t_grid, seeds, test_seed
             )
             if self.link_test_pvalue_ < self.link_test_level:
+                if auto_c:  # the links chose c too: choose it without them
+                    no_links = self._choose_n_clusters(no_links, graph, c_seed)
+                    self.n_clusters_ = no_links.n_clusters
                 self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
                 self.links_ = "ignored"
                 self._score_given_links(inputs)
