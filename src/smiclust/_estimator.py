@@ -10,6 +10,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
+from .consensus import best_per_neighbors, vote_scores
 from .constraints import (
     check_constraints,
     encode_partial_labels,
@@ -25,7 +26,7 @@ from .kernels import (
     local_scaling_kernel_from_neighbors,
 )
 from .labeling import cluster_scores, row_probabilities
-from .link_groups import link_groups
+from .link_groups import group_labels, link_groups
 from .link_test import link_folds, link_predictions_right, sign_test_pvalue
 from .lsmi import LSMIDesign
 from .model_selection import (
@@ -214,6 +215,14 @@ class SMIClustering(BaseLinkClustering):
         Not used when the links are used as given (``links_ == "paper"``
         with links). Measured in docs/beyond-the-paper/research-notes.md
         ("Score spreading").
+    consensus : bool, default=False
+        Beyond the paper, with ``links="closure"`` and ``n_neighbors``
+        searched: the labels are the vote of the best candidate (by the
+        criterion) of every ``n_neighbors`` of the search, aligned to the
+        chosen one (:mod:`smiclust.consensus`; one more solve per
+        ``n_neighbors``); the closed links' group labelling and the
+        spreading read the votes as scores, and new samples take their
+        labels from their fitted neighbours' spread votes.
     link_test_level : float in [0, 1), default=0.05
         Beyond the paper, with ``links="closure"`` and links given as pairs
         (not ``partial_labels``, no weights): the significance level at which
@@ -395,6 +404,7 @@ class SMIClustering(BaseLinkClustering):
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "links": [Options({"closure", "paper"})],
         "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
+        "consensus": [bool],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
@@ -417,6 +427,7 @@ class SMIClustering(BaseLinkClustering):
         violation_penalty=1.0,
         links="closure",
         spreading=0.5,
+        consensus=False,
         link_test_level=0.05,
         neighbor_algorithm="auto",
         eigen_solver="auto",
@@ -435,6 +446,7 @@ class SMIClustering(BaseLinkClustering):
         self.violation_penalty = violation_penalty
         self.links = links
         self.spreading = spreading
+        self.consensus = consensus
         self.link_test_level = link_test_level
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
@@ -587,10 +599,42 @@ default=None
         solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed)
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
+            votes = None
+            if self.consensus and search is not None:
+                solution, votes = self._vote(inputs, links, graph, search, solution,
+                                             solver_seed)
             solution, spread = self._spread_scores(K, inputs, links.groups, solution,
-                                                   solver_seed)
+                                                   solver_seed, votes)
         return _GraphFit(solution, (t, gamma, eta), search, candidates, t_chosen,
                          spread)
+
+    def _vote(self, inputs, links, graph, search, solution, solver_seed):
+        """``solution`` relabelled by the vote of the best candidate of every
+        ``n_neighbors`` (:mod:`smiclust.consensus`), and the votes (columns in
+        the new cluster order); unchanged and ``None`` with one ``t``."""
+        c = inputs.n_clusters
+        r = search.results
+        best = best_per_neighbors(r["param_n_neighbors"], r["criterion"])
+        if best.size < 2:
+            return solution, None
+        labellings = []
+        for i in best:
+            params = (int(r["param_n_neighbors"][i]), float(r["param_gamma"][i]),
+                      float(r["param_eta"][i]))
+            if i == search.best_index:
+                labellings.append(solution.labels)
+                continue
+            K_t = local_scaling_kernel_from_neighbors(graph, params[0])
+            labellings.append(self._solve(K_t, links, c, *params[1:],
+                                          solver_seed).labels)
+        first = vote_scores(labellings, solution.labels, c)
+        votes = vote_scores(labellings, np.argmax(first, axis=1), c)
+        if links.groups is not None:
+            labels = group_labels(votes, links.groups, c)
+        else:
+            labels = np.argmax(votes, axis=1)
+        solution, order = with_labels(solution, labels, c)
+        return solution, votes[:, order]
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed):
         return solve_links(
@@ -806,18 +850,22 @@ default=None
             self.best_index_ = search.best_index
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
-    def _spread_scores(self, K, inputs, groups, solution, solver_seed):
+    def _spread_scores(self, K, inputs, groups, solution, solver_seed, votes=None):
         """``solution`` with the labels of the samples in no link taken from
         the scores spread over ``K``
         (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
         alone where SMIC without links disagrees with the links
         (:data:`smiclust.score_spreading.SEED_ONLY_AGREEMENT`), and the
-        :class:`_SpreadResult` (what :meth:`predict` needs)."""
+        :class:`_SpreadResult` (what :meth:`predict` needs). ``votes``: the
+        consensus's scores, spread instead of the solution's."""
         c = inputs.n_clusters
         seeded = ~unlinked_mask(inputs.n_samples, inputs.must_link, inputs.cannot_link)
         if self.spreading == 0 or c == 1 or seeded.all():
             return solution, _NO_SPREAD
-        scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
+        if votes is None:
+            scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
+        else:
+            scores = votes
         source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
             unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
@@ -830,7 +878,7 @@ default=None
         solution, order = with_labels(solution, labels, c)
         rule = _Spread(
             F[:, order], seeded, kernel_degrees(K), start_scale(scores),
-            float(self.spreading), source == "links",
+            float(self.spreading), source == "links" or votes is not None,
         )
         return solution, _SpreadResult(source, agreement, rule)
 
