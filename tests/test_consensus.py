@@ -1,0 +1,108 @@
+"""The vote over n_neighbors (smiclust.consensus) and SMIClustering(consensus=True)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import make_blobs
+
+from smiclust import SMIClustering, sample_links
+from smiclust.consensus import align_labels, best_per_neighbors, vote_scores
+from smiclust.constraints import link_violations
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_align_labels_is_the_best_permutation(seed):
+    rng = np.random.default_rng(seed)
+    c = int(rng.integers(2, 5))
+    reference = rng.integers(0, c, 40)
+    labels = np.where(rng.random(40) < 0.7, rng.permutation(c)[reference],
+                      rng.integers(0, c, 40))
+    aligned = align_labels(labels, reference, c)
+    best = max(np.sum(np.array(p)[labels] == reference)
+               for p in itertools.permutations(range(c)))
+    assert np.sum(aligned == reference) == best
+    # a renumbering: the same partition
+    assert len({(a, b) for a, b in zip(labels, aligned)}) == len(np.unique(labels))
+
+
+def test_vote_scores_counts_aligned_labellings():
+    reference = np.array([0, 0, 1, 1, 2])
+    same = np.array([2, 2, 0, 0, 1])        # the reference renumbered
+    moved = np.array([0, 0, 1, 2, 2])       # sample 3 moved to cluster 2
+    votes = vote_scores([reference, same, moved], reference, 3)
+    assert_allclose(votes.sum(axis=1), 1.0)
+    assert_allclose(votes[3], [0, 2 / 3, 1 / 3])
+    assert_allclose(votes[[0, 1, 2, 4]], np.eye(3)[[0, 0, 1, 2]])
+
+
+def test_best_per_neighbors():
+    t = np.array([1, 1, 2, 2, 2, 5])
+    crit = np.array([0.1, 0.3, np.nan, 0.2, 0.2, np.nan])
+    assert best_per_neighbors(t, crit).tolist() == [1, 3, 5]
+
+
+def _problem(seed=0, n_links=40):
+    X, y = make_blobs(n_samples=200, centers=4, cluster_std=2.5, random_state=seed)
+    must, cannot = sample_links(y, n_links, random_state=seed)
+    return X, y, must, cannot
+
+
+def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t():
+    """The fitted labels by hand: one fit per t at the best (gamma, eta) of
+    the search's results, votes, the group labelling of the votes, and the
+    linked samples keep those labels."""
+    X, y, must, cannot = _problem()
+    kw = dict(n_neighbors=[3, 5, 8], gamma=[0.0, 1.0], random_state=0,
+              link_test_level=0, spreading=0)
+    model = SMIClustering(4, consensus=True, **kw).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    plain = SMIClustering(4, **kw).fit(X, must_link=must, cannot_link=cannot)
+    r = plain.tuning_results_
+    labellings = []
+    for t in (3, 5, 8):
+        at_t = np.flatnonzero(r["param_n_neighbors"] == t)
+        i = at_t[np.argmax(r["criterion"][at_t])]
+        fit = SMIClustering(4, n_neighbors=t, gamma=float(r["param_gamma"][i]),
+                            eta=float(r["param_eta"][i]), random_state=0,
+                            link_test_level=0, spreading=0)
+        labellings.append(fit.fit(X, must_link=must, cannot_link=cannot).labels_)
+    first = vote_scores(labellings, plain.labels_, 4)
+    votes = vote_scores(labellings, first.argmax(axis=1), 4)
+    # the same partition as the group labelling of the votes
+    from smiclust.link_groups import group_labels, link_groups
+
+    expected = group_labels(votes, link_groups(must, cannot, len(X)), 4)
+    pairs = {(a, b) for a, b in zip(model.labels_, expected)}
+    assert len(pairs) == len(np.unique(expected))
+    vm, _ = link_violations(model.labels_, must, cannot)
+    assert vm.sum() == 0  # must-link groups stay whole
+
+
+def test_consensus_one_t_is_the_plain_fit():
+    X, y, must, cannot = _problem(1)
+    kw = dict(n_neighbors=5, random_state=0, link_test_level=0)
+    a = SMIClustering(4, consensus=True, **kw).fit(X, must_link=must,
+                                                    cannot_link=cannot)
+    b = SMIClustering(4, **kw).fit(X, must_link=must, cannot_link=cannot)
+    assert_array_equal(a.labels_, b.labels_)
+
+
+def test_consensus_predicts_its_own_labels_from_the_neighbours():
+    X, y, must, cannot = _problem(2, n_links=20)
+    model = SMIClustering(4, consensus=True, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    assert np.mean(model.predict(X) == model.labels_) > 0.9
+    proba = model.predict_proba(X[:10])
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert_array_equal(proba.argmax(axis=1), model.predict(X[:10]))
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_bad_consensus(value):
+    X, *_ = _problem()
+    with pytest.raises(TypeError, match="consensus"):
+        SMIClustering(4, consensus=value).fit(X)
