@@ -96,8 +96,10 @@ def test_partial_labels_with_link_weights_is_refused():
 
 
 def test_without_links_both_ways_are_smic():
+    # without links and without the vote over n_neighbors, the closure
+    # default is SMIC too
     X, _, _ = _partial(3)
-    a = SMIClustering(3, n_neighbors=[3, 6], random_state=0).fit(X)
+    a = SMIClustering(3, n_neighbors=[3, 6], consensus=False, random_state=0).fit(X)
     b = SMIClustering(3, n_neighbors=[3, 6], links="paper", random_state=0).fit(X)
     assert_array_equal(a.labels_, b.labels_)
     assert a.links_ == b.links_ == "paper"

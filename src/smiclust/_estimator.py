@@ -215,14 +215,17 @@ class SMIClustering(BaseLinkClustering):
         Not used when the links are used as given (``links_ == "paper"``
         with links). Measured in docs/beyond-the-paper/research-notes.md
         ("Score spreading").
-    consensus : bool, default=False
+    consensus : bool, default=True
         Beyond the paper, with ``links="closure"`` and ``n_neighbors``
         searched: the labels are the vote of the best candidate (by the
         criterion) of every ``n_neighbors`` of the search, aligned to the
         chosen one (:mod:`smiclust.consensus`; one more solve per
         ``n_neighbors``); the closed links' group labelling and the
         spreading read the votes as scores, and new samples take their
-        labels from their fitted neighbours' spread votes.
+        labels from their fitted neighbours' spread votes. ``False``: the
+        chosen candidate's labels. Measured in
+        docs/beyond-the-paper/research-notes.md ("Consensus over
+        n_neighbors").
     link_test_level : float in [0, 1), default=0.05
         Beyond the paper, with ``links="closure"`` and links given as pairs
         (not ``partial_labels``, no weights): the significance level at which
@@ -427,7 +430,7 @@ class SMIClustering(BaseLinkClustering):
         violation_penalty=1.0,
         links="closure",
         spreading=0.5,
-        consensus=False,
+        consensus=True,
         link_test_level=0.05,
         neighbor_algorithm="auto",
         eigen_solver="auto",

@@ -595,7 +595,7 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
         ``budget`` minus their number are asked.
     batch_size : int, default=10
         Questions between two refits, ``<= budget``.
-    n_neighbors, gamma, eta, violation_penalty, links, spreading, \
+    n_neighbors, gamma, eta, violation_penalty, links, spreading, consensus, \
 neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         As in :class:`~smiclust.SMIClustering`; ``"auto"`` ones are chosen as
         described above.
@@ -678,6 +678,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "verbose": [Interval(numbers.Integral, 0, None, closed="left"), bool],
         "links": [Options({"closure", "paper"})],
         "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
+        "consensus": [bool],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 
@@ -693,6 +694,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         violation_penalty=1.0,
         links="closure",
         spreading=0.5,
+        consensus=True,
         link_test_level=0.0,
         neighbor_algorithm="auto",
         eigen_solver="auto",
@@ -712,6 +714,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.violation_penalty = violation_penalty
         self.links = links
         self.spreading = spreading
+        self.consensus = consensus
         self.link_test_level = link_test_level
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
@@ -729,6 +732,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "violation_penalty",
         "links",
         "spreading",
+        "consensus",
         "link_test_level",
         "neighbor_algorithm",
         "eigen_solver",

@@ -220,6 +220,9 @@ def add_parser(subparsers):
                             "take their labels: the final scores are spread "
                             "over the kernel graph (default: 0.5; 0 keeps the "
                             "eigenvector scores as they are)")
+    model.add_argument("--no-consensus", dest="consensus", action="store_false",
+                       help="label by the chosen candidate alone, not by the "
+                            "vote of the best candidate of every n_neighbors")
     model.add_argument("--link-test-level", type=fraction_arg, default=0.05,
                        metavar="A",
                        help="significance level at which the links are set "
@@ -294,7 +297,8 @@ def _make_model(args):
     return SMIClustering(
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
         eta=args.eta, violation_penalty=args.violation_penalty,
-        spreading=args.spreading, link_test_level=args.link_test_level,
+        spreading=args.spreading, consensus=args.consensus,
+        link_test_level=args.link_test_level,
         random_state=args.random_state,
         n_jobs=args.n_jobs,
         verbose=0 if args.quiet else 1,
@@ -406,6 +410,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "eta": float(model.eta_),
         "violation_penalty": float(args.violation_penalty),
         "spreading": float(args.spreading),
+        "consensus": bool(args.consensus),
         "spread_from": model.spread_from_,
         "link_test_level": float(args.link_test_level),
         "link_test_pvalue": (None if math.isnan(model.link_test_pvalue_)
