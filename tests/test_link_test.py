@@ -152,12 +152,13 @@ def test_correct_links_pass_the_test():
 def test_pvalue_equals_a_brute_force_refit_per_fold():
     """The estimator's p-value from fits by hand: the fit without links, and
     per fold the estimator with the chosen gamma and eta fixed on the links
-    outside the fold, both with the test's LSMI centres (the same solver
-    seed, from the same random_state)."""
+    outside the fold, both with the test's LSMI centres and no vote over
+    n_neighbors (the same solver seed, from the same random_state)."""
     X, y = _blobs(2)
     must, cannot = _flipped_links(y, 40, 0.3, 1)
     model = SMIClustering(3, random_state=3).fit(X, must_link=must, cannot_link=cannot)
-    small = dict(random_state=3, link_test_level=0, lsmi_n_centers=100)
+    small = dict(random_state=3, link_test_level=0, lsmi_n_centers=100,
+                 consensus=False)
     alone = SMIClustering(3, **small).fit(X).labels_
     # the parameters the fit with links chose (before any setting aside)
     chosen = SMIClustering(3, random_state=3, link_test_level=0).fit(

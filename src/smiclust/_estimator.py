@@ -572,12 +572,13 @@ default=None
                                       inputs.exponent)
 
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
-                     weights=None, n_centers=None):
+                     weights=None, n_centers=None, vote=None):
         """The parameter search, the final solve and the spreading for
         ``inputs`` on the neighbour graph; nothing is set. ``weights``: a
         ``(gamma, eta)`` to search ``n_neighbors`` at only (when it is among
         the candidates); ``n_centers``: LSMI centres of the search (default
-        ``lsmi_n_centers``)."""
+        ``lsmi_n_centers``); ``vote``: the vote over ``n_neighbors``
+        (default ``consensus``)."""
         solver_seed, lsmi_seed = seeds
         must, cannot = inputs.must_link, inputs.cannot_link
         links_given = len(must) + len(cannot) > 0
@@ -603,7 +604,7 @@ default=None
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
             votes = None
-            if self.consensus and search is not None:
+            if (self.consensus if vote is None else vote) and search is not None:
                 solution, votes = self._vote(inputs, links, graph, search, solution,
                                              solver_seed)
             solution, spread = self._spread_scores(K, inputs, links.groups, solution,
@@ -661,7 +662,9 @@ default=None
         without links against the fits on the links outside each fold
         (``n_neighbors`` searched at the chosen ``gamma`` and ``eta``). Both
         choose ``n_neighbors`` by LSMI with :data:`LINK_TEST_LSMI_CENTERS`
-        centres."""
+        centres and label by the chosen candidate (no vote over
+        ``n_neighbors``: the test compares the links' use, at half the
+        cost)."""
         must, cannot = inputs.must_link, inputs.cannot_link
         folds = link_folds(must, cannot, inputs.n_samples, LINK_TEST_FOLDS,
                            np.random.RandomState(test_seed))
@@ -676,6 +679,7 @@ default=None
                 return self._solve_graph(
                     fold_inputs, _link_set(fold_inputs, self.links), graph, t_grid,
                     seeds, verbose=0, weights=weights, n_centers=n_centers,
+                    vote=False,
                 ).solution.labels
 
         labels_without = labels_with(_NO_PAIRS, _NO_PAIRS, None)
