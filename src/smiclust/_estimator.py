@@ -90,7 +90,9 @@ class _Spread:
     degree: np.ndarray
     scale: float
     alpha: float
-    seeds_only: bool
+    #: new samples start from zero scores and hear only their fitted
+    #: neighbours (spreading from the seeds alone, or from the vote)
+    neighbours_only: bool
 
 
 @dataclass(frozen=True)
@@ -906,7 +908,7 @@ default=None
         spread = self._spread
         if spread is None:
             return R, scores, None
-        start = np.zeros_like(scores) if spread.seeds_only else scores
+        start = np.zeros_like(scores) if spread.neighbours_only else scores
         F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
                             spread.alpha)
         return R, scores, F
