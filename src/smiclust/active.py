@@ -68,7 +68,6 @@ constrained clustering. SDM 2004.
 """
 
 import numbers
-import sys
 import time
 from dataclasses import dataclass
 
@@ -85,6 +84,7 @@ from .utils import (
     Options,
     check_random_state_param,
     draw_seeds,
+    progress,
     validate_params,
 )
 
@@ -975,9 +975,8 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
             "select_seconds": sel,
             "fit_seconds": fit,
         }
-        if self.verbose:
-            text = ", ".join(f"{key}={value}" for key, value in entry.items())
-            print(f"[smiclust] active: {text}", file=sys.stderr, flush=True)
+        text = ", ".join(f"{key}={value}" for key, value in entry.items())
+        progress(self.verbose, f"active: {text}")
         return entry
 
     def predict(self, X):
