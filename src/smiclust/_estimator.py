@@ -27,7 +27,7 @@ from .kernels import (
 )
 from .labeling import cluster_scores, row_probabilities
 from .link_groups import group_labels, link_groups
-from .link_test import link_folds, link_predictions_right, sign_test_pvalue
+from .link_test import link_folds, sign_test_pvalue
 from .lsmi import LSMIDesign
 from .model_selection import (
     CLOSURE_ETAS,
@@ -538,17 +538,17 @@ default=None
         self.link_test_pvalue_ = float("nan")
         self._fit_graph(inputs, links, graph, t_grid, seeds)
         if tested:
-            no_links = replace(inputs, must_link=_NO_PAIRS, cannot_link=_NO_PAIRS)
             self.link_test_pvalue_ = self._link_test(
                 inputs, graph, t_grid, seeds, test_seed
             )
             if self.link_test_pvalue_ < self.link_test_level:
+                no_links = replace(inputs, must_link=_NO_PAIRS, cannot_link=_NO_PAIRS)
                 if auto_c:  # the links chose c too: choose it without them
                     no_links = self._choose_n_clusters(no_links, graph, c_seed)
                     self.n_clusters_ = no_links.n_clusters
                 self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
                 self.links_ = "ignored"
-                self._score_given_links(inputs)
+                self._score_links(inputs)
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
         return self
@@ -690,14 +690,16 @@ default=None
         for fold in range(folds.n_folds):
             train_must, train_cannot = folds.training_links(must, cannot, fold)
             labels = labels_with(train_must, train_cannot, (self.gamma_, self.eta_))
-            right_m, right_c = link_predictions_right(labels, must, cannot)
+            right_m, right_c = (~v for v in link_violations(labels, must, cannot))
             in_fold = folds.must_fold == fold
             must_right[in_fold] = right_m[in_fold]
             in_fold = folds.cannot_fold == fold
             cannot_right[in_fold] = right_c[in_fold]
             progress(self.verbose, f"link test: fold {fold + 1}/{folds.n_folds} "
                      "fitted")
-        without_m, without_c = link_predictions_right(labels_without, must, cannot)
+        without_m, without_c = (
+            ~v for v in link_violations(labels_without, must, cannot)
+        )
         progress(self.verbose, f"link test over {folds.n_folds} folds: held-out "
                  f"links right {must_right.sum() + cannot_right.sum()} with links, "
                  f"{without_m.sum() + without_c.sum()} without, of "
@@ -706,9 +708,10 @@ default=None
                                 np.r_[without_m, without_c],
                                 np.r_[folds.must_unit, folds.cannot_unit])
 
-    def _score_given_links(self, inputs):
-        """Violations and suspect links of the current labels against the
-        given links (after a fit that set them aside)."""
+    def _score_links(self, inputs):
+        """``n_violations_`` and ``suspect_links_``: the current labels and
+        probabilities against the links of ``inputs`` (the given ones again
+        after a fit that set them aside)."""
         must, cannot = inputs.must_link, inputs.cannot_link
         violated_must, violated_cannot = link_violations(self.labels_, must, cannot)
         self.n_violations_ = int(violated_must.sum() + violated_cannot.sum())
@@ -829,7 +832,6 @@ default=None
         user's, and is not warned about (``n_graph_components_`` records it).
         """
         c = inputs.n_clusters
-        must, cannot = inputs.must_link, inputs.cannot_link
         self.affinity_matrix_ = solution.affinity
         self.n_graph_components_ = _graph_components(
             solution.graph, inputs, warn=not t_chosen
@@ -844,9 +846,7 @@ default=None
         self.proba_ = row_probabilities(scores, np.eye(c)[solution.labels])
         self.n_iter_ = solution.n_operator_applications
         self.n_neighbors_, self.gamma_, self.eta_ = params
-        violated_must, violated_cannot = link_violations(self.labels_, must, cannot)
-        self.n_violations_ = int(violated_must.sum() + violated_cannot.sum())
-        self.suspect_links_ = rank_suspect_links(self.proba_, must, cannot)
+        self._score_links(inputs)
         self.n_candidates_ = len(candidates)
         if search is None:
             self.tuning_results_ = _single_row(

@@ -10,7 +10,7 @@ without any link. The test here measures that on the links themselves:
 2. A link :math:`(i, j)` is predicted once, by the fit of the first of its
    two samples' folds, :math:`\min(f_i, f_j)`: *right* when the fit puts
    :math:`i` and :math:`j` together for a must-link, apart for a
-   cannot-link.
+   cannot-link (not violated, :func:`smiclust.constraints.link_violations`).
 3. The fit without links never saw a link, so its predictions of the same
    links are held out as they are.
 4. The links of one sample are not independent (a held-out sample put in
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["LinkFolds", "link_folds", "link_predictions_right", "sign_test_pvalue"]
+__all__ = ["LinkFolds", "link_folds", "sign_test_pvalue"]
 
 
 @dataclass(frozen=True)
@@ -106,20 +106,6 @@ def link_folds(must_link, cannot_link, n_samples, n_folds, rng):
     return LinkFolds(
         sample_fold, predicting_fold(must_link), predicting_fold(cannot_link),
         unit(must_link), unit(cannot_link), n_folds,
-    )
-
-
-def link_predictions_right(labels, must_link, cannot_link):
-    """Whether ``labels`` put each must-linked pair together and each
-    cannot-linked pair apart.
-
-    Returns
-    -------
-    must_right, cannot_right : ndarray of bool
-    """
-    return (
-        labels[must_link[:, 0]] == labels[must_link[:, 1]],
-        labels[cannot_link[:, 0]] != labels[cannot_link[:, 1]],
     )
 
 
