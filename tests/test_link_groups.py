@@ -13,6 +13,7 @@ from smiclust import sample_links
 from smiclust.constraints import encode_partial_labels, pairs_from_labels
 from smiclust.kernels import local_scaling_kernel, modified_kernel
 from smiclust.link_groups import (
+    cannot_clique,
     closed_links,
     group_block_weights,
     group_labels,
@@ -259,3 +260,38 @@ def test_cannot_linked_clique_of_groups_gets_the_exact_optimum(seed, n_linked_cl
     assert_array_equal(got, expected[groups.group])
     assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
     assert np.all(got[must[:, 0]] == got[must[:, 1]])
+
+
+def _largest_clique_by_brute_force(C):
+    """Size of the largest set of pairwise adjacent nodes, every subset tried."""
+    n = C.shape[0]
+    A = C.toarray() > 0
+    for size in range(n, 0, -1):
+        for nodes in itertools.combinations(range(n), size):
+            if all(A[a, b] for a, b in itertools.combinations(nodes, 2)):
+                return size
+    return 0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cannot_clique_is_a_clique_no_larger_than_the_largest(seed):
+    rng = np.random.RandomState(seed)
+    n = 11
+    must = rng.randint(0, n, size=(rng.randint(0, 4), 2))
+    cannot = rng.randint(0, n, size=(rng.randint(1, 25), 2))
+    must = must[must[:, 0] != must[:, 1]]
+    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
+    groups = link_groups(must, cannot, n)
+    clique = cannot_clique(groups)
+    A = groups.cannot_matrix.toarray() > 0
+    assert len(set(clique.tolist())) == clique.size >= 1
+    assert all(A[a, b] for a, b in itertools.combinations(clique, 2))
+    assert clique.size <= _largest_clique_by_brute_force(groups.cannot_matrix)
+
+
+@pytest.mark.parametrize("n_classes", [1, 2, 5])
+def test_cannot_clique_of_partial_labels_is_one_group_per_class(n_classes):
+    labels = np.full(40, -1)
+    labels[: 4 * n_classes] = np.repeat(np.arange(n_classes), 4)
+    groups = groups_from_labels(encode_partial_labels(labels))
+    assert cannot_clique(groups).size == n_classes

@@ -1,6 +1,8 @@
 """Partial labels as a first-class input of SMIClustering, and the two ways
 of using links (closed, the default, and the paper's)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
@@ -79,6 +81,11 @@ def test_labels_and_links_together_and_their_contradictions():
          "have one entry per sample: expected 90, got 5"),
         (np.ones((90, 2)), ValueError, "'partial_labels'.*1-d"),
         (np.array([True] * 90), TypeError, "'partial_labels'.*booleans"),
+        # "-1" among strings is a class name to numpy: refused, not guessed
+        (np.array(["a", "b", "-1"] * 30), ValueError,
+         "'partial_labels'.*mark unknown labels with -1.*the string '-1'"),
+        (np.repeat(np.arange(-1, 5), 15), ValueError,
+         "partial_labels in SMIClustering name 5 classes, more than n_clusters=3"),
     ],
 )
 def test_bad_partial_labels(labels, error, match):
@@ -171,3 +178,47 @@ def test_contradictory_links_are_used_as_given():
     assert a.links_ == "paper"
     assert_array_equal(a.labels_, b.labels_)
     assert adjusted_rand_score(y, a.labels_) > 0.9
+
+
+def test_string_labels_with_minus_one_in_an_object_array():
+    X, _, y_partial = _partial(5)
+    names = np.array(["red", "green", "blue"])
+    as_objects = np.where(y_partial >= 0, names[y_partial].astype(object), -1)
+    ref = SMIClustering(3, n_neighbors=5, random_state=0).fit(X, partial_labels=y_partial)
+    model = SMIClustering(3, n_neighbors=5, random_state=0).fit(
+        X, partial_labels=as_objects)
+    assert_array_equal(model.labels_, ref.labels_)
+    # a string marker that is not -1 is a class name: every sample is known,
+    # four classes for three clusters
+    as_strings = np.where(y_partial >= 0, names[y_partial], "?")
+    with pytest.raises(ValueError, match="name 4 classes, more than n_clusters=3"):
+        SMIClustering(3, n_neighbors=5).fit(X, partial_labels=as_strings)
+
+
+def test_auto_n_clusters_is_at_least_the_number_of_labelled_classes():
+    # four blobs in two tight pairs: with the labels but no lower bound the
+    # eigengap chose two clusters, merging labelled classes
+    centers = [[0, 0], [0, 1.2], [9, 9], [9, 10.2]]
+    X, y = make_blobs(n_samples=240, centers=centers, cluster_std=0.4,
+                      random_state=0)
+    y_partial = np.full(len(y), -1)
+    for k in range(4):
+        known = np.flatnonzero(y == k)[:3]
+        y_partial[known] = k
+    model = SMIClustering("auto", random_state=0).fit(X, partial_labels=y_partial)
+    assert model.n_clusters_ >= 4
+    known = y_partial >= 0
+    assert adjusted_rand_score(y[known], model.labels_[known]) == 1.0
+
+
+def test_more_pairwise_cannot_linked_samples_than_clusters_warns():
+    from smiclust.constraints import ConstraintConflictWarning
+
+    X, _, _ = _partial(0)
+    triangle = [[0, 1], [1, 2], [0, 2]]
+    with pytest.warns(ConstraintConflictWarning, match="3 samples.*pairwise "
+                      "cannot-linked.*more than n_clusters=2"):
+        SMIClustering(2, n_neighbors=5).fit(X, cannot_link=triangle)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstraintConflictWarning)
+        SMIClustering(3, n_neighbors=5).fit(X, cannot_link=triangle)

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .base import BaseLinkClustering
 from .consensus import best_per_neighbors, vote_scores
 from .constraints import (
+    ConstraintConflictWarning,
     check_constraints,
     encode_partial_labels,
     link_matrix,
@@ -26,7 +27,7 @@ from .kernels import (
     local_scaling_kernel_from_neighbors,
 )
 from .labeling import cluster_scores, row_probabilities
-from .link_groups import group_labels, link_groups
+from .link_groups import cannot_clique, group_labels, link_groups
 from .link_test import link_folds, sign_test_pvalue
 from .lsmi import LSMIDesign
 from .model_selection import (
@@ -160,11 +161,14 @@ class SMIClustering(BaseLinkClustering):
     Parameters
     ----------
     n_clusters : int or "auto", default=2
-        Number of clusters ``c``. ``"auto"`` chooses it in ``2 .. 20`` from
+        Number of clusters ``c``. ``"auto"`` chooses it in ``q .. 20`` from
         the data and the links (:func:`smiclust.n_clusters.choose_n_clusters`:
         the eigengap of the normalised operator among the ``c`` that predict
         held-out links best; measured in docs/n-clusters.md), see
-        ``n_clusters_``.
+        ``n_clusters_``; ``q`` is 2, or more when that many must-link groups
+        are pairwise cannot-linked (:func:`smiclust.link_groups.cannot_clique`;
+        with partial labels, the number of classes). An integer below such
+        a clique warns (``ConstraintConflictWarning``).
     n_neighbors : "auto", int or list of int, default="auto"
         Kernel parameter ``t``. ``"auto"`` searches ``1 .. 10`` (the paper's
         grid, capped at ``n_samples - 1``); a list searches that grid.
@@ -504,7 +508,11 @@ default=None
             with ``links="paper"`` as the pairs of
             :func:`~smiclust.constraints.pairs_from_labels`. A keyword and not
             ``y``: scikit-learn's clusterer checks pass the true labels as
-            ``y``, which must not turn into links.
+            ``y``, which must not turn into links. More classes than an
+            integer ``n_clusters`` is a ``ValueError``, and so is the string
+            ``"-1"`` among string labels (use an object array holding ``-1``);
+            ``n_clusters="auto"`` is chosen among at least as many clusters
+            as there are classes.
 
         Returns
         -------
@@ -531,6 +539,7 @@ default=None
             inputs = self._choose_n_clusters(inputs, graph, c_seed)
         else:
             self.n_clusters_scores_ = None
+            _warn_if_too_few_clusters(inputs)
         self.n_clusters_ = inputs.n_clusters
         self._warn_unused_weights(inputs)
         seeds = (solver_seed, lsmi_seed)
@@ -760,11 +769,15 @@ default=None
         :func:`smiclust.n_clusters.choose_n_clusters` on the kernel of
         ``n_neighbors=7`` (the setting it was measured with)."""
         n = inputs.n_samples
+        groups = link_groups(inputs.must_link, inputs.cannot_link, n)
+        # the cannot-links' clique needs that many clusters (partial labels:
+        # one per class); c is not chosen below it
+        fewest = max(2, cannot_clique(groups).size)
         result = choose_n_clusters(
             local_scaling_kernel_from_neighbors(graph, _AUTO_C_NEIGHBORS),
             inputs.must_link,
             inputs.cannot_link,
-            candidates=range(2, min(_AUTO_C_MAX + 1, n)),
+            candidates=range(fewest, max(fewest, min(_AUTO_C_MAX, n - 1)) + 1),
             eigen_solver=self.eigen_solver,
             random_state=seed,
         )
@@ -972,6 +985,13 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
             f"partial_labels cannot be combined with link weights in {owner}: "
             "give the labels' links weights too, as explicit links."
         )
+    n_classes = int(codes.max()) + 1 if codes.size else 0
+    if not isinstance(estimator.n_clusters, str) and n_classes > inputs.n_clusters:
+        raise ValueError(
+            f"partial_labels in {owner} name {n_classes} classes, more than "
+            f"n_clusters={inputs.n_clusters}: every class needs a cluster of its "
+            f"own. Set n_clusters to at least {n_classes} (or 'auto')."
+        )
     if mode == "paper":
         extra_must, extra_cannot = pairs_from_codes(codes)
     else:
@@ -1025,6 +1045,24 @@ def _link_set(inputs, mode):
         inputs.cannot_weight,
         groups,
     )
+
+
+def _warn_if_too_few_clusters(inputs):
+    """Warn when the cannot-links join more groups pairwise than there are
+    clusters: no labelling satisfies them all."""
+    if not len(inputs.cannot_link):
+        return
+    groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+    clique = cannot_clique(groups)
+    if clique.size > inputs.n_clusters:
+        first = [int(np.flatnonzero(groups.group == g)[0]) for g in clique[:6]]
+        warnings.warn(
+            f"{clique.size} samples (e.g. {first}) are pairwise cannot-linked "
+            f"(through their must-link groups), more than n_clusters="
+            f"{inputs.n_clusters}: no labelling satisfies every link.",
+            ConstraintConflictWarning,
+            stacklevel=3,
+        )
 
 
 def _warn_if_rank_deficient(eigenvalues, c):

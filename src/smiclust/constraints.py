@@ -444,6 +444,18 @@ def encode_partial_labels(
         raise TypeError(f"{prefix} hold class labels; got dtype {y.dtype}.")
     if y.dtype.kind == "f" and np.isinf(y).any():
         raise ValueError(f"{prefix} hold finite labels; got inf.")
+    if y.dtype.kind in "US" and not isinstance(unlabeled, (str, type(None))) and (
+        y == np.asarray(str(unlabeled)).astype(y.dtype)
+    ).any():
+        # np.where(known, names, -1) turns -1 into the string "-1": a class
+        # name to numpy, an unknown label to the user; neither is safe to guess
+        raise ValueError(
+            f"{prefix} mark unknown labels with {unlabeled!r} (or None, NaN); "
+            f"got the string {str(unlabeled)!r} in an array of strings, which "
+            "would be a class of its own. Use an object array holding "
+            f"{unlabeled!r} for unknown labels, e.g. "
+            f"np.where(known, names.astype(object), {unlabeled!r})."
+        )
     unknown = np.array([_is_unknown(v, unlabeled) for v in y.tolist()], dtype=bool)
     codes = np.full(y.shape[0], -1, dtype=np.intp)
     known = y[~unknown]

@@ -34,6 +34,7 @@ __all__ = [
     "off_group_kernel",
     "group_block_weights",
     "group_labels",
+    "cannot_clique",
 ]
 
 
@@ -288,6 +289,40 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
     if todo.any():
         _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
     return labels[groups.group]
+
+
+def cannot_clique(groups):
+    r"""Groups that are pairwise cannot-linked: a lower bound on the clusters.
+
+    No labelling with fewer clusters than a clique of the group cannot-link
+    graph satisfies the links. The largest clique is NP-hard to find; this is
+    the greedy one: groups by decreasing number of cannot-linked groups, each
+    kept when it is cannot-linked to every group kept before. Exact when the
+    cannot-links join every two groups of a set and nothing else (partial
+    labels: one group per class).
+
+    Parameters
+    ----------
+    groups : LinkGroups
+
+    Returns
+    -------
+    clique : ndarray of int
+        Group indices, pairwise cannot-linked (one group when there is no
+        cannot-link; empty without groups).
+    """
+    C = groups.cannot_matrix
+    if groups.n_groups == 0:
+        return np.empty(0, dtype=np.intp)
+    degree = np.diff(C.indptr)
+    kept = []
+    for node in np.argsort(-degree, kind="stable"):
+        row = C.indices[C.indptr[node] : C.indptr[node + 1]]
+        if np.isin(kept, row).all():
+            kept.append(node)
+        if degree[node] < len(kept):  # later groups cannot extend the clique
+            break
+    return np.asarray(kept, dtype=np.intp)
 
 
 def _is_clique(pairs, n_nodes):
