@@ -120,12 +120,14 @@ BAD_X = {
         ValueError,
         "Complex data not supported: SMIClustering expects real numbers in 'X'",
     ),
-    "sparse CSR X": (
-        sp.csr_matrix(X30),
-        TypeError,
-        "expects a dense array for 'X'; got a sparse csr_matrix",
+    # sparse X is accepted (tests/test_sparse_input.py), its values checked
+    "sparse CSR X with NaN": (
+        sp.csr_matrix(_with(np.nan)),
+        ValueError,
+        "Input X contains NaN",
     ),
-    "sparse COO X": (sp.coo_matrix(X30), TypeError, "got a sparse coo_matrix"),
+    "sparse COO X with inf": (sp.coo_matrix(_with(np.inf)), ValueError,
+                              "Input X contains infinity"),
     "ragged X": (
         [[1.0, 2.0], [3.0]],
         ValueError,
@@ -549,7 +551,8 @@ BAD_PREDICT = {
     "NaN": (np.array([[np.nan, 1.0]]), ValueError, "Input X contains NaN"),
     "inf": (np.array([[np.inf, 1.0]]), ValueError, "Input X contains infinity"),
     "empty": (np.empty((0, 2)), ValueError, r"0 sample\(s\)"),
-    "sparse": (sp.csr_matrix(X30), TypeError, "dense array for 'X'"),
+    "sparse with NaN": (sp.csr_matrix([[np.nan, 1.0]]), ValueError,
+                        "Input X contains NaN"),
     "complex": (X30 + 1j, ValueError, "Complex data not supported"),
     "strings": (np.array([["a", "b"]]), TypeError, "real numbers in 'X'"),
 }
@@ -585,7 +588,8 @@ def test_predict_far_away_sample_is_uniform(fitted, far):
 # ---------------------------------------------------------------------------
 
 BAD_LSMI = {
-    "sparse X": (sp.csr_matrix(X30), Y30, {}, TypeError, "lsmi_score expects a dense"),
+    "sparse X with NaN": (sp.csr_matrix(_with(np.nan)), Y30, {}, ValueError,
+                          "Input X contains NaN"),
     "complex X": (X30 + 1j, Y30, {}, ValueError, "Complex data not supported"),
     "string X": (
         np.array([["a", "b"]] * 30),
@@ -727,6 +731,8 @@ BASELINES = [SpectralLearning, ConstrainedSpectralClustering]
 @pytest.mark.parametrize("cls", BASELINES, ids=lambda c: c.__name__)
 def test_baselines_reject_bad_X(cls, name):
     X, error, match = BAD_X[name]
+    if sp.issparse(X):  # the baselines take no sparse X at all
+        error, match = TypeError, "expects a dense array for 'X'; got a sparse"
     with pytest.raises(error, match=match.replace("SMIClustering", cls.__name__)):
         cls(2, n_neighbors=3, random_state=0).fit(X)
 

@@ -56,6 +56,7 @@ from .utils import (
     Options,
     RealGrid,
     as_grid,
+    at_unit_scale,
     check_n_neighbors,
     check_numeric,
     check_random_state_param,
@@ -390,6 +391,8 @@ class SMIClustering(BaseLinkClustering):
     (200,)
     """
 
+    _accepts_sparse = True
+
     _parameter_constraints = {
         "n_clusters": [
             Interval(numbers.Integral, 1, None, closed="left"),
@@ -482,8 +485,11 @@ class SMIClustering(BaseLinkClustering):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples (dense, finite).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples (finite). Sparse input (e.g. TF-IDF rows) stays
+            sparse: the neighbour search, LSMI's distances to its centres and
+            ``predict`` read it as it is, and give the labels of the same
+            data given dense.
         y : Ignored
             Not used; partial labels become links through
             :func:`smiclust.constraints.pairs_from_labels`.
@@ -909,12 +915,12 @@ default=None
         normalised scores and, when the fit spread its scores, their spread
         scores (else ``None``)."""
         check_is_fitted(self)
-        check_numeric(X, owner=type(self).__name__)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        X_fit, sigma = self._fit_X, self.local_scales_
-        e = self._x_exponent
-        if e:  # neighbours and kernels at the unit scale of fit
-            X, X_fit, sigma = (np.ldexp(a, -e) for a in (X, X_fit, sigma))
+        check_numeric(X, owner=type(self).__name__, accept_sparse=True)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
+                          reset=False)
+        e = self._x_exponent  # neighbours and kernels at the unit scale of fit
+        X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
+        sigma = at_unit_scale(self.local_scales_, e)
         Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
         R = np.asarray(Kx @ self.dual_coef_)
         scores, _ = cluster_scores(R, self._normalizer)
@@ -937,7 +943,7 @@ default=None
 
         Parameters
         ----------
-        X : array-like of shape (n_queries, n_features)
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
 
         Returns
         -------

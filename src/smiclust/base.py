@@ -15,7 +15,12 @@ from sklearn.utils import check_random_state
 
 from .constraints import check_constraints, check_link_weights
 from .neighbors import nearest_neighbors
-from .utils import draw_seeds, validate_params, validate_training_samples
+from .utils import (
+    at_unit_scale,
+    draw_seeds,
+    validate_params,
+    validate_training_samples,
+)
 
 __all__ = ["BaseLinkClustering", "FitInputs"]
 
@@ -69,6 +74,9 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
     names, so ``predict`` still reads columns the old way).
     """
 
+    #: Whether ``fit`` and ``predict`` take sparse ``X`` (kept sparse).
+    _accepts_sparse = False
+
     def _validate_fit(
         self, X, must_link, cannot_link, must_link_weight=None, cannot_link_weight=None
     ):
@@ -86,7 +94,9 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         proxy = copy.copy(self)
         # n_clusters="auto" (SMIClustering) is chosen later, from at least 2
         n_clusters = 2 if isinstance(self.n_clusters, str) else self.n_clusters
-        X, c, exponent = validate_training_samples(proxy, X, n_clusters)
+        X, c, exponent = validate_training_samples(
+            proxy, X, n_clusters, accept_sparse=self._accepts_sparse
+        )
         must, cannot = check_constraints(
             must_link, cannot_link, X.shape[0], owner=owner
         )
@@ -123,11 +133,8 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         The kernels are invariant to a global scaling of ``X``, and squared
         distances of extreme values would overflow or underflow.
         """
-        X = inputs.X
-        if inputs.exponent:
-            X = np.ldexp(X, -inputs.exponent)
         return nearest_neighbors(
-            X,
+            at_unit_scale(inputs.X, inputs.exponent),
             n_neighbors,
             algorithm=self.neighbor_algorithm,
             n_jobs=self.n_jobs,
@@ -136,5 +143,5 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self._accepts_sparse
         return tags

@@ -27,6 +27,7 @@ from .utils import (
     check_random_state_param,
     check_samples,
     single_threaded_blas,
+    at_unit_scale,
     unit_exponent,
     validate_params,
 )
@@ -197,7 +198,7 @@ class LSMIDesign:
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
         Samples. Converted to a finite 2-d float64 array; never modified.
     kernel_width : float, array-like of float or None, default=None
         Gaussian width :math:`\kappa > 0`. A scalar fixes it; a 1-d sequence is
@@ -335,7 +336,7 @@ class LSMIDesign:
             "random_state": random_state,
         }
         _validate_parameters(params, owner)
-        X = check_samples(X, owner=owner)
+        X = check_samples(X, owner=owner, accept_sparse=True)
         n_samples = X.shape[0]
         if n_folds > n_samples:
             raise ValueError(
@@ -350,8 +351,7 @@ class LSMIDesign:
         # Distances and widths are computed at unit scale when |X| is extreme
         # (squared distances would overflow or underflow); exact, as 2**e.
         exponent = unit_exponent(X)
-        if exponent:
-            X = np.ldexp(X, -exponent)
+        X = at_unit_scale(X, exponent)
         sq_dist = euclidean_distances(X, X[centers], squared=True)
         self_pairs = (centers, np.arange(n_centers_))
         sq_dist[self_pairs] = 0.0  # exact, not the rounding of the expansion
@@ -638,7 +638,7 @@ def lsmi_score(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
         Samples. Converted to a finite 2-d float64 array; never modified.
     labels : array-like of shape (n_samples,)
         Class of each sample; any values accepted by :func:`numpy.unique`
@@ -770,7 +770,7 @@ def lsmi_score(
         },
         "lsmi_score",
     )
-    X = check_samples(X, owner="lsmi_score")
+    X = check_samples(X, owner="lsmi_score", accept_sparse=True)
     # Fail fast on bad labels, before the precomputation.
     _encode_labels(labels, X.shape[0], "lsmi_score")
     design = LSMIDesign._create(

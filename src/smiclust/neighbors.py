@@ -76,8 +76,9 @@ def nearest_neighbors(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Samples.
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+        Samples (sparse: scikit-learn's brute-force search, or pynndescent's
+        sparse one).
     n_neighbors : int
         Number of neighbours to return per sample; the largest ``t`` needed.
     algorithm : {"auto", "exact", "approximate"}, default="auto"

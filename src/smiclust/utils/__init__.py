@@ -6,6 +6,7 @@ import sys
 import numpy as np
 
 from ._checks import (
+    at_unit_scale,
     check_n_clusters,
     check_n_neighbors,
     check_numeric,
@@ -35,6 +36,7 @@ __all__ = [
     "check_n_neighbors",
     "check_n_clusters",
     "unit_exponent",
+    "at_unit_scale",
     "validate_training_samples",
     "SingleThreadedBLAS",
     "single_threaded_blas",

@@ -4,6 +4,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_array
 
 __all__ = [
@@ -12,21 +13,25 @@ __all__ = [
     "check_n_neighbors",
     "check_n_clusters",
     "unit_exponent",
+    "at_unit_scale",
     "validate_training_samples",
 ]
 
 
-def check_numeric(X, *, owner, name="X"):
+def check_numeric(X, *, owner, name="X", accept_sparse=False):
     """Reject input that is not a 2-d table of real numbers, before conversion.
 
-    Sparse matrices, string, byte, datetime and object arrays holding
-    non-numbers raise ``TypeError`` naming ``name``, ``owner`` and the received
-    type; complex arrays raise ``ValueError`` (scikit-learn's convention).
-    Booleans are accepted (as 0 / 1, like scikit-learn). An array that is not
-    2-d raises ``ValueError`` naming its shape (with scikit-learn's hint
-    "Reshape your data").
+    Sparse matrices (unless ``accept_sparse``), string, byte, datetime and
+    object arrays holding non-numbers raise ``TypeError`` naming ``name``,
+    ``owner`` and the received type; complex arrays raise ``ValueError``
+    (scikit-learn's convention). Booleans are accepted (as 0 / 1, like
+    scikit-learn). An array that is not 2-d raises ``ValueError`` naming its
+    shape (with scikit-learn's hint "Reshape your data"). Accepted sparse
+    input is checked by scikit-learn's ``check_array`` afterwards.
     """
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        if accept_sparse:
+            return
         raise TypeError(
             f"{owner} expects a dense array for {name!r}; got a sparse "
             f"{type(X).__name__}. Convert it with .toarray() first."
@@ -86,21 +91,35 @@ def _first_missing(X):
     return None
 
 
-def check_samples(X, *, owner, min_samples=1, name="X"):
-    """Validate a finite, real, dense 2-d sample matrix and return it as float64.
+def check_samples(X, *, owner, min_samples=1, name="X", accept_sparse=False):
+    """Validate a finite, real 2-d sample matrix and return it as float64.
 
-    Raises ``TypeError`` for sparse, complex, string or object input (see
-    :func:`check_numeric`) and ``ValueError`` for NaN / inf, wrong dimensions or
-    too few samples.
+    Raises ``TypeError`` for complex, string or object input, and for sparse
+    input unless ``accept_sparse`` (then returned as CSR; see
+    :func:`check_numeric`), and ``ValueError`` for NaN / inf, wrong dimensions
+    or too few samples.
     """
-    check_numeric(X, owner=owner, name=name)
+    check_numeric(X, owner=owner, name=name, accept_sparse=accept_sparse)
     return check_array(
         X,
+        accept_sparse="csr" if accept_sparse else False,
         dtype=np.float64,
         ensure_min_samples=min_samples,
         input_name=name,
         estimator=owner,
     )
+
+
+def at_unit_scale(X, exponent):
+    """``X`` times ``2**-exponent`` (exact), dense or sparse; ``X`` itself
+    when ``exponent`` is 0, else a new array."""
+    if not exponent:
+        return X
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, -exponent)
+        return X
+    return np.ldexp(X, -exponent)
 
 
 def check_n_neighbors(n_neighbors, n_samples, *, owner):
@@ -158,25 +177,35 @@ def unit_exponent(X):
     ``[2**-100, 2**100)`` is computed at unit scale. A power of two rescales
     exactly (``np.ldexp``), so results are those of the unit-scale data.
     """
-    peak = float(np.max(np.abs(X))) if X.size else 0.0
+    values = X.data if sp.issparse(X) else X
+    peak = float(np.max(np.abs(values))) if values.size else 0.0
     if peak == 0.0 or 2.0**-100 <= peak < 2.0**100:
         return 0
     return int(np.frexp(peak)[1])
 
 
-def validate_training_samples(estimator, X, n_clusters):
+def _all_rows_equal(X):
+    if sp.issparse(X):
+        # every column constant (implicit zeros count), without densifying
+        return bool((X.max(axis=0) != X.min(axis=0)).nnz == 0)
+    return bool(np.all(X == X[0]))
+
+
+def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
     """Validate ``X`` and ``n_clusters`` for ``estimator.fit``.
 
     Runs :func:`check_numeric` (clear ``TypeError`` / ``ValueError`` naming
-    ``X``), scikit-learn's ``validate_data`` (finite, at least 2 samples; sets
+    ``X``; sparse ``X`` only with ``accept_sparse``, as CSR), scikit-learn's
+    ``validate_data`` (finite, at least 2 samples; sets
     ``n_features_in_``) and :func:`check_n_clusters`, and warns when every
     sample is identical and more than one cluster is asked for: the kernel then
     cannot tell the samples apart.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features), float64
+    X : ndarray or CSR matrix of shape (n_samples, n_features), float64
         A validated copy or view; the caller's array is never modified.
+        Sparse input stays sparse (CSR).
     n_clusters : int
     exponent : int
         :func:`unit_exponent` of ``X``: ``np.ldexp(X, -exponent)`` is the
@@ -185,11 +214,12 @@ def validate_training_samples(estimator, X, n_clusters):
     from sklearn.utils.validation import validate_data
 
     owner = type(estimator).__name__
-    check_numeric(X, owner=owner)
-    X = validate_data(estimator, X, dtype=np.float64, ensure_min_samples=2)
+    check_numeric(X, owner=owner, accept_sparse=accept_sparse)
+    X = validate_data(estimator, X, accept_sparse="csr" if accept_sparse else False,
+                      dtype=np.float64, ensure_min_samples=2)
     n = X.shape[0]
     c = check_n_clusters(n_clusters, n, owner=owner)
-    if c > 1 and np.all(X == X[0]):
+    if c > 1 and _all_rows_equal(X):
         warnings.warn(
             f"All {n} samples of X are identical: the kernel cannot tell them "
             "apart, so the clusters follow only the links and the neighbour "

@@ -1,0 +1,144 @@
+"""Sparse X in SMIClustering: the same clusters as the same data given dense.
+
+Also what scikit-learn's sparse-input checks would assert (they cannot run on a
+clusterer with predict_proba; see tests/test_common.py): fit, predict and
+predict_proba on every sparse container, with the expected shapes.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import make_blobs
+
+from smiclust import (
+    ActiveSMIClustering,
+    ConstrainedSpectralClustering,
+    SMIClustering,
+    SpectralLearning,
+    lsmi_score,
+    sample_links,
+)
+from smiclust.neighbors import nearest_neighbors
+
+CONTAINERS = [sp.csr_matrix, sp.csr_array, sp.csc_matrix, sp.coo_array]
+
+
+def _sparse_problem(seed=0, n=240, c=3):
+    """Blobs in 20 dimensions with small entries set to 0 (about half)."""
+    X, y = make_blobs(n_samples=n, centers=c, n_features=20, cluster_std=3.0,
+                      random_state=seed)
+    X[np.abs(X) < 3.0] = 0.0
+    return X, y
+
+
+def _fit_inputs(kind, y):
+    if kind == "none":
+        return {}
+    if kind == "pairs":
+        must, cannot = sample_links(y, 40, random_state=0)
+        return {"must_link": must, "cannot_link": cannot}
+    partial = np.full(len(y), -1)
+    partial[::12] = y[::12]
+    return {"partial_labels": partial}
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("kind", ["none", "pairs", "labels"])
+def test_sparse_fit_equals_the_dense_fit(container, kind):
+    X, y = _sparse_problem()
+    kw = _fit_inputs(kind, y)
+    dense = SMIClustering(3, random_state=0).fit(X, **kw)
+    sparse = SMIClustering(3, random_state=0).fit(container(X), **kw)
+    assert sparse.n_features_in_ == X.shape[1]
+    assert_array_equal(sparse.labels_, dense.labels_)
+    assert sparse.n_neighbors_ == dense.n_neighbors_
+    assert_allclose(sparse.proba_, dense.proba_, atol=1e-10)
+    new = X[:30] + 0.5
+    assert_array_equal(sparse.predict(container(new)), dense.predict(new))
+    assert_allclose(sparse.predict_proba(container(new)), dense.predict_proba(new),
+                    atol=1e-10)
+    # dense queries of a sparse fit, and the other way round
+    assert_array_equal(sparse.predict(new), dense.predict(sp.csr_matrix(new)))
+
+
+def test_sparse_input_is_not_modified_nor_converted():
+    X, y = _sparse_problem(1)
+    S = sp.csc_matrix(X * 1e200)  # also exercises the rescaling of extreme data
+    data, indices, indptr = S.data.copy(), S.indices.copy(), S.indptr.copy()
+    model = SMIClustering(3, random_state=0).fit(S, **_fit_inputs("pairs", y))
+    model.predict(S)
+    assert S.format == "csc"
+    assert_array_equal(S.data, data)
+    assert_array_equal(S.indices, indices)
+    assert_array_equal(S.indptr, indptr)
+    unit = SMIClustering(3, random_state=0).fit(X, **_fit_inputs("pairs", y))
+    assert_array_equal(model.labels_, unit.labels_)
+
+
+def test_the_sparse_check_of_scikit_learn_by_hand():
+    # check_estimator_sparse_*: 40 samples, 10 features, y in 0..3; fit with
+    # y, predict of shape (n,), predict_proba of shape (n, n_clusters)
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(40, 10))
+    X[X < 0.8] = 0
+    y = (4 * rng.uniform(size=40)).astype(int)
+    for container in CONTAINERS:
+        model = SMIClustering(random_state=0).fit(container(X), y)
+        assert model.predict(container(X)).shape == (40,)
+        assert model.predict_proba(container(X)).shape == (40, 2)
+
+
+def test_sparse_lsmi_and_neighbours_equal_dense():
+    X, y = _sparse_problem(2)
+    S = sp.csr_matrix(X)
+    assert lsmi_score(S, y, random_state=0) == pytest.approx(
+        lsmi_score(X, y, random_state=0), rel=1e-10)
+    a = nearest_neighbors(S, 6, algorithm="exact")
+    b = nearest_neighbors(X, 6, algorithm="exact")
+    assert_array_equal(a.indices, b.indices)
+    assert_allclose(a.distances, b.distances, rtol=1e-10)
+
+
+def test_identical_sparse_rows_warn_like_dense_ones():
+    X = np.zeros((12, 4))
+    X[:, 1] = 2.0
+    with pytest.warns(UserWarning, match="All 12 samples of X are identical"):
+        SMIClustering(2, n_neighbors=3, random_state=0).fit(sp.csr_matrix(X))
+    X[0, 3] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        SMIClustering(2, n_neighbors=3, random_state=0).fit(sp.csr_matrix(X))
+
+
+@pytest.mark.parametrize("estimator", [
+    SpectralLearning(2), ConstrainedSpectralClustering(2),
+])
+def test_the_baselines_refuse_sparse_x_by_name(estimator):
+    X, _ = _sparse_problem()
+    with pytest.raises(TypeError, match="dense array for 'X'; got a sparse"):
+        estimator.fit(sp.csr_matrix(X))
+    assert not estimator.__sklearn_tags__().input_tags.sparse
+
+
+def test_active_clustering_refuses_sparse_x():
+    X, y = _sparse_problem()
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        ActiveSMIClustering(3, budget=4, batch_size=2, random_state=0).fit(
+            sp.csr_matrix(X), lambda i, j: y[i] == y[j])
+
+
+def test_approximate_neighbours_of_sparse_x_find_the_exact_ones():
+    # pynndescent is in the test extra; the sparse path is its own code there
+    X, _ = _sparse_problem(3, n=400)
+    S = sp.csr_matrix(X)
+    exact = nearest_neighbors(S, 5, algorithm="exact")
+    approx = nearest_neighbors(S, 5, algorithm="approximate", random_state=0)
+    found = np.mean([np.isin(a, e).mean()
+                     for a, e in zip(approx.indices, exact.indices)])
+    assert found >= 0.95
+    # the distances it reports are those of the samples it names
+    true = np.linalg.norm(X[approx.indices] - X[:, None, :], axis=2)
+    assert_allclose(approx.distances, true, rtol=1e-5)
