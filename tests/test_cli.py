@@ -161,12 +161,22 @@ def test_fit_stdout_csv_from_npy_and_labels(work):
     labels = np.array([int(r[0]) for r in rows[1:]])
     assert adjusted_rand_score(work["y"], labels) > 0.9
     lines = proc.stderr.strip().splitlines()
-    # the command's own lines, and the estimator's (here the link test's)
-    assert all(line.startswith(("smiclust fit: ", "[smiclust] link test"))
-               for line in lines[:-1])
+    assert all(line.startswith("smiclust fit: ") for line in lines[:-1])
     summary = json.loads(lines[-1])
-    assert 0 <= summary["link_test_pvalue"] <= 1
+    # --labels are fit's partial_labels: the same labels as in Python, one
+    # group per label (no pairs formed) and no link test
+    from smiclust import SMIClustering
+
+    partial = np.where(np.arange(200) % 10 == 0, work["y"], -1)
+    model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0, random_state=0)
+    model.fit(work["X"], partial_labels=partial)
+    np.testing.assert_array_equal(labels, model.labels_)
+    assert summary["link_test_pvalue"] is None
+    assert summary["links"] == "closure"
     assert summary["n_labeled"] == 20
+    # the links in effect are still every pair of labelled rows, counted
+    n_same = sum(k * (k - 1) // 2 for k in np.bincount(partial[partial >= 0]))
+    assert summary["n_must_link"] == n_same
     assert summary["n_must_link"] + summary["n_cannot_link"] == 20 * 19 // 2
 
 
@@ -751,6 +761,69 @@ def test_a_link_in_two_sources_is_counted_once_and_said(work):
     assert summary["n_must_link"] == n_must
     assert (f"{n_must} must-link(s) given by more than one source (link files, "
             "--labels); each counted once") in summary["warnings"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_label_pair_counts_and_violations_against_every_pair(seed):
+    from smiclust.commands._fit_inputs import label_pair_counts, violated_label_pairs
+    from smiclust.constraints import count_violations, pairs_from_labels
+
+    rng = np.random.RandomState(seed)
+    codes = np.where(rng.rand(60) < 0.4, rng.randint(0, 4, 60), -1)
+    clusters = rng.randint(0, 3, 60)
+    must, cannot = pairs_from_labels(codes)
+    assert label_pair_counts(codes) == (len(must), len(cannot))
+    assert violated_label_pairs(codes, clusters) == count_violations(
+        clusters, must, cannot)
+
+
+def test_labels_and_link_files_together(work):
+    d, y = work["dir"], work["y"]
+    labelled = np.flatnonzero(np.arange(200) % 10 == 0)
+    a, b = labelled[y[labelled] == 0][:2]  # two rows labelled alike
+    c = labelled[y[labelled] == 1][0]
+    free = np.flatnonzero(np.arange(200) % 10)[:2]  # two unlabelled rows
+    (d / "lab_must.csv").write_text(f"{a},{b}\n{free[0]},{free[1]}\n")
+    (d / "lab_cannot.csv").write_text(f"{a},{free[0]}\n")
+    proc = cli("fit", "moons.npy", "-k", "2", "--labels", "labels.csv",
+               "--must-link", "lab_must.csv", "--cannot-link", "lab_cannot.csv",
+               *FIXED, "--json", "--quiet", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    # (a, b) repeats the labels: said and counted once; the others are new
+    assert ("1 must-link(s) given by more than one source (link files, "
+            "--labels); each counted once") in summary["warnings"]
+    from smiclust.constraints import count_violations, pairs_from_labels
+
+    partial = np.where(np.arange(200) % 10 == 0, y, -1)
+    must, cannot = pairs_from_labels(partial)
+    assert summary["n_must_link"] == len(must) + 1
+    assert summary["n_cannot_link"] == len(cannot) + 1
+    # violations are counted over every link in effect, pairs of labels too
+    clusters = np.array([r["cluster"] for r in json.loads(proc.stdout)["assignments"]])
+    file_must = np.array([[free[0], free[1]]])
+    file_cannot = np.array([[a, free[0]]])
+    assert summary["n_violations"] == count_violations(
+        clusters, np.vstack([must, file_must]), np.vstack([cannot, file_cannot]))
+    # a file link that contradicts the labels is refused, nothing written
+    (d / "lab_bad.csv").write_text(f"{a},{c}\n")
+    proc = cli("fit", "moons.npy", "-k", "2", "--labels", "labels.csv",
+               "--must-link", "lab_bad.csv", *FIXED, cwd=d)
+    assert proc.returncode == 2
+    assert "1 pair(s) are both a must-link and a cannot-link" in proc.stderr
+    assert "(a link file against --labels)" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_labels_with_a_weighted_link_file_are_pairs_used_as_given(work):
+    d = work["dir"]
+    (d / "weighted.csv").write_text("0,5,0.5\n")
+    proc = cli("fit", "moons.npy", "-k", "2", "--labels", "labels.csv",
+               "--must-link", "weighted.csv", *FIXED, "--json", "--quiet", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["links"] == "paper" and summary["link_weights"] is True
+    assert summary["n_must_link"] + summary["n_cannot_link"] == 20 * 19 // 2 + 1
 
 
 # ---------------------------------------------------------------------------

@@ -88,11 +88,62 @@ class Inputs:
     scaler: object = None  # {"mean", "scale"} with --standardize
     must_weight: object = None  # (n_must,) float64 when a link file has weights
     cannot_weight: object = None  # (n_cannot,), likewise (None: no weights)
+    # --labels as codes (-1 unknown), given to fit as partial_labels; None
+    # without --labels and when a link file has weights (the labels are then
+    # pairs in must / cannot, weighing 1)
+    partial_labels: object = None
 
     @property
     def weighted(self):
         """Whether a link file had a weight column (then both weights are set)."""
         return self.must_weight is not None
+
+    @property
+    def n_links(self):
+        """``(n_must, n_cannot)``: the links in effect, each pair once: those
+        of the files and every pair of labelled rows (not formed)."""
+        n_must, n_cannot = len(self.must), len(self.cannot)
+        if self.partial_labels is not None:
+            label_must, label_cannot = label_pair_counts(self.partial_labels)
+            n_must, n_cannot = n_must + label_must, n_cannot + label_cannot
+        return n_must, n_cannot
+
+    def n_violated(self, labels):
+        """Links in effect (:attr:`n_links`) that ``labels`` violate."""
+        from ..constraints import count_violations
+
+        n = count_violations(labels, self.must, self.cannot)
+        if self.partial_labels is not None:
+            n += violated_label_pairs(self.partial_labels, labels)
+        return int(n)
+
+
+def _pairs(counts):
+    return counts * (counts - 1) // 2
+
+
+def label_pair_counts(codes):
+    """``(must, cannot)``: pairs of labelled rows with the same / different
+    labels, counted without forming them."""
+    import numpy as np
+
+    sizes = np.bincount(codes[codes >= 0]).astype(np.int64)
+    same = int(_pairs(sizes).sum())
+    return same, int(_pairs(sizes.sum())) - same
+
+
+def violated_label_pairs(codes, labels):
+    """Pairs of labelled rows split by ``labels`` though of one label, or put
+    together though of different labels: from the (label, cluster) table."""
+    import numpy as np
+
+    known = codes >= 0
+    table = np.zeros((codes.max() + 1, labels.max() + 1), dtype=np.int64)
+    np.add.at(table, (codes[known], labels[known]), 1)
+    together = int(_pairs(table).sum())  # same label, same cluster
+    split = int(_pairs(table.sum(axis=1)).sum()) - together
+    merged = int(_pairs(table.sum(axis=0)).sum()) - together
+    return split + merged
 
 
 def check_options(args):
@@ -142,7 +193,7 @@ def read_inputs(args, options, rep):
     if args.n_clusters > n:
         raise _common.usage_error(
             f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
-    must, cannot, must_weight, cannot_weight, n_labeled = _read_links(
+    must, cannot, must_weight, cannot_weight, n_labeled, partial = _read_links(
         args, ids, n, rep)
     said_conflicts = _check_link_conflicts(must, cannot, ids, n, rep)
     t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
@@ -151,7 +202,8 @@ def read_inputs(args, options, rep):
             f"--n-neighbors must be smaller than the number of rows ({n}); got "
             f"{max(t_values)}")
     inputs = Inputs(X, ids, names, must, cannot, n_labeled, said_conflicts,
-                    must_weight=must_weight, cannot_weight=cannot_weight)
+                    must_weight=must_weight, cannot_weight=cannot_weight,
+                    partial_labels=partial)
     if args.standardize:
         _standardize(inputs, rep)
     else:
@@ -193,10 +245,13 @@ def _read_links(args, ids, n, rep):
     """Links of the --must-link / --cannot-link files, of the --answers files
     (must and cannot answers; skips are no link) and of --labels.
 
-    Returns ``(must, cannot, must_weight, cannot_weight, n_labeled)``; the
-    weights are None unless a link file has a weight column (links without
-    one, and those of --labels, weigh 1); ``n_labeled`` is None without
-    --labels.
+    Returns ``(must, cannot, must_weight, cannot_weight, n_labeled,
+    partial)``; the weights are None unless a link file has a weight column
+    (links without one, and those of --labels, weigh 1); ``n_labeled`` is None
+    without --labels. Without weights the labels are ``partial`` (codes, -1
+    unknown; fit's ``partial_labels``: one group per label, not every pair)
+    and ``must`` / ``cannot`` hold only the file links they do not give; with
+    weights ``partial`` is None and their pairs are in ``must`` / ``cannot``.
     """
     import numpy as np
 
@@ -222,7 +277,7 @@ def _read_links(args, ids, n, rep):
             rep.warning(f"--answers {path}: no must or cannot answer in the file")
         must_parts.append((must, None))
         cannot_parts.append((cannot, None))
-    n_labeled = None
+    n_labeled = partial = None
     if args.labels:
         y = _common.read_input("--labels", io.read_labels, args.labels,
                                reporter=rep, ids=ids, n_samples=n,
@@ -233,12 +288,43 @@ def _read_links(args, ids, n, rep):
                 f"--labels: {args.labels} has {n_classes} distinct labels, more "
                 f"than -k {args.n_clusters} clusters")
         n_labeled = int(np.count_nonzero(y >= 0))
-        lab_must, lab_cannot = pairs_from_labels(y)
-        must_parts.append((lab_must, None))
-        cannot_parts.append((lab_cannot, None))
+        weighted = any(w is not None for _, w in (*must_parts, *cannot_parts))
+        if weighted:  # weighted links are used as given: so are the labels'
+            lab_must, lab_cannot = pairs_from_labels(y)
+            must_parts.append((lab_must, None))
+            cannot_parts.append((lab_cannot, None))
+        else:
+            partial = y
     must, cannot, must_weight, cannot_weight = _combine_links(
         must_parts, cannot_parts, rep)
-    return must, cannot, must_weight, cannot_weight, n_labeled
+    if partial is not None:
+        must, cannot = _outside_labels(must, cannot, partial, ids, rep)
+    return must, cannot, must_weight, cannot_weight, n_labeled, partial
+
+
+def _outside_labels(must, cannot, codes, ids, rep):
+    """The file links that the labels do not already give; a file link that
+    contradicts the labels is an error (as a pair both must- and cannot-linked
+    is), one they repeat is reported and kept once."""
+    import numpy as np
+
+    implied = []
+    for pairs, same in ((must, True), (cannot, False)):
+        a, b = codes[pairs[:, 0]], codes[pairs[:, 1]]
+        both = (a >= 0) & (b >= 0)
+        wrong = both & ((a == b) != same)
+        if wrong.any():
+            i, j = pairs[np.flatnonzero(wrong)[0]]
+            raise _common.usage_error(
+                f"{int(wrong.sum())} pair(s) are both a must-link and a "
+                f"cannot-link, e.g. {_describe_rows(i, j, ids)} (a link file "
+                "against --labels)")
+        implied.append(both)
+    for kind, both in (("must-link", implied[0]), ("cannot-link", implied[1])):
+        if both.any():
+            rep.warning(f"{int(both.sum())} {kind}(s) given by more than one "
+                        "source (link files, --labels); each counted once")
+    return must[~implied[0]], cannot[~implied[1]]
 
 
 def _check_link_conflicts(must, cannot, ids, n, rep):

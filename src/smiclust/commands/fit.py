@@ -36,8 +36,10 @@ link and label files:
   the row count, after an optional header line), or two cells a line (row,
   label) for the labelled rows only. Unknown labels: an empty cell, -1, ?,
   unknown, NA, N/A, NaN, null, none (any case). At most N distinct labels.
-  Every two labelled rows become a must-link (same label) or a cannot-link
-  (different labels).
+  Every two labelled rows are a must-link (same label) or a cannot-link
+  (different labels), used as SMIClustering.fit(partial_labels=...) uses
+  them: one group per label, the pairs counted, not formed, and no link test.
+  With a weighted link file they are formed as pairs of weight 1.
   Weights: when any link file has a weight column, the links of files
   without one and of --labels weigh 1, and a link given more than once keeps
   its largest weight (said in a warning). Weighted links are used as given,
@@ -196,7 +198,7 @@ def add_parser(subparsers):
                             "its must and cannot answers are links, skips are "
                             "ignored (repeatable)")
     links.add_argument("--labels", metavar="FILE", default=None,
-                       help="partial labels, turned into links; unknown labels "
+                       help="partial labels (fit's partial_labels); unknown labels "
                             "are written as an empty cell, -1, ?, unknown, NA "
                             "(or N/A, NaN, null, none; any case)")
     for option, files, rule in (
@@ -308,7 +310,7 @@ def _make_model(args):
 def _announce(args, model, inputs, rep):
     """Progress lines before the fit; returns the number of candidates."""
     n, d = inputs.X.shape
-    n_must, n_cannot = len(inputs.must), len(inputs.cannot)
+    n_must, n_cannot = inputs.n_links
     n_candidates = _count_candidates(model, n, n_must, n_cannot)
     labelled = ("" if inputs.n_labeled is None else
                 f" (with {_count(inputs.n_labeled, 'labelled row')})")
@@ -341,7 +343,8 @@ def _fit(model, inputs, rep):
         try:
             model.fit(inputs.X, must_link=inputs.must, cannot_link=inputs.cannot,
                       must_link_weight=inputs.must_weight,
-                      cannot_link_weight=inputs.cannot_weight)
+                      cannot_link_weight=inputs.cannot_weight,
+                      partial_labels=inputs.partial_labels)
         except (ValueError, TypeError) as exc:
             raise _common.usage_error(f"cannot fit: {exc}") from None
         except (ArithmeticError, RuntimeError, MemoryError) as exc:
@@ -350,10 +353,10 @@ def _fit(model, inputs, rep):
                   file=sys.stderr)
             return None
     fit_seconds = time.perf_counter() - fit_start
-    n_links = len(inputs.must) + len(inputs.cannot)
     rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={model.n_neighbors_}, "
                  f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
-                 f"{model.n_violations_} of {n_links} links violated")
+                 f"{inputs.n_violated(model.labels_)} of {sum(inputs.n_links)} "
+                 "links violated")
     if model.links_ == "ignored":
         rep.progress(f"links set aside: the fit without links predicts held-out "
                      f"links better (p = {model.link_test_pvalue_:.3g} < "
@@ -376,7 +379,7 @@ def _write_model_and_plot(args, model, inputs, options, id_name, rep):
         _save(args, model, inputs, options, id_name)
         rep.progress(f"model saved to {args.save}")
     if args.plot:
-        _plot(args, model, inputs.X, inputs.must, inputs.cannot)
+        _plot(args, model, inputs)
         rep.progress(f"plot written to {args.plot}")
 
 
@@ -400,8 +403,8 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "n_clusters": args.n_clusters,
         "n_clusters_found": int(np.unique(labels).size),
         "cluster_sizes": _common.cluster_sizes(labels, args.n_clusters),
-        "n_must_link": int(len(inputs.must)),
-        "n_cannot_link": int(len(inputs.cannot)),
+        "n_must_link": inputs.n_links[0],
+        "n_cannot_link": inputs.n_links[1],
         "n_labeled": inputs.n_labeled,
         "link_weights": inputs.weighted,
         "links": model.links_,
@@ -420,7 +423,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "tuned": tuned,
         "n_candidates": n_candidates,
         "lsmi": float(model.lsmi_),
-        "n_violations": int(model.n_violations_),
+        "n_violations": inputs.n_violated(model.labels_),
         "random_state": args.random_state,
         "fit_seconds": round(fit_seconds, 4),
         "seconds": round(time.perf_counter() - start, 4),
@@ -505,7 +508,7 @@ def _save(args, model, inputs, options, id_name):
                                   f"{exc.strerror or exc}") from None
 
 
-def _plot(args, model, X, must, cannot):
+def _plot(args, model, inputs):
     from pathlib import Path
 
     from matplotlib.figure import Figure
@@ -514,17 +517,18 @@ def _plot(args, model, X, must, cannot):
 
     fig = Figure(figsize=(7.5, 5.5), layout="constrained")
     ax = fig.add_subplot()
-    source = model if args.plot_embedding != "pca" else X
+    source = model if args.plot_embedding != "pca" else inputs.X
     try:
-        plot_embedding(source, model.labels_, must_link=must, cannot_link=cannot,
+        plot_embedding(source, model.labels_, must_link=inputs.must,
+                       cannot_link=inputs.cannot,
                        method=args.plot_embedding, ax=ax)
     except ValueError as exc:
         raise _common.usage_error(f"--plot: {exc}") from None
-    n_links = len(must) + len(cannot)
     ax.set_title(
         f"{Path(args.data).name}: {args.n_clusters} clusters\n"
         f"n_neighbors={model.n_neighbors_}, gamma={model.gamma_:g}, "
-        f"eta={model.eta_:g}; {model.n_violations_} of {n_links} links violated",
+        f"eta={model.eta_:g}; {inputs.n_violated(model.labels_)} of "
+        f"{sum(inputs.n_links)} links violated",
         fontsize="medium",
     )
     ax.grid(alpha=0.25)
