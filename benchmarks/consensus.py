@@ -16,10 +16,7 @@ import argparse
 import warnings
 
 import numpy as np
-from model_family_selection import SCENARIOS, links_of, load
-from sklearn.metrics import adjusted_rand_score
-
-from smiclust import SMIClustering
+from model_family_selection import compare_option
 
 
 def main(argv=None):
@@ -28,22 +25,8 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    rows = []
-    for name in args.datasets:
-        for scenario in SCENARIOS:
-            for seed in args.seeds:
-                X, y = load(name, seed)
-                fit_links, _, _ = links_of(scenario, y, seed)
-                aris = []
-                for consensus in (False, True):
-                    model = SMIClustering(len(np.unique(y)), consensus=consensus,
-                                          random_state=seed)
-                    model.fit(X, **fit_links)
-                    aris.append(adjusted_rand_score(y, model.labels_))
-                rows.append(aris)
-                print(f"{name} {scenario} seed {seed}: without the vote "
-                      f"{aris[0]:.4f}, with it {aris[1]:.4f}", flush=True)
-    rows = np.array(rows)
+    rows = compare_option(args.datasets, args.seeds, "consensus")
+    rows = np.array([pair for pairs in rows.values() for pair in pairs])
     diff = rows[:, 1] - rows[:, 0]
     print(f"mean ARI without the vote {rows[:, 0].mean():.4f}, with it "
           f"{rows[:, 1].mean():.4f}; difference mean {diff.mean():+.4f}, "

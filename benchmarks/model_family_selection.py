@@ -123,6 +123,30 @@ def links_of(scenario, y, seed):
     return {"partial_labels": partial}, must, cannot
 
 
+def compare_option(names, seeds, option, *, problem=None):
+    """The default with ``option=False`` then ``option=True`` on every data
+    set, scenario and seed; prints a line per fit and returns
+    ``{(name, scenario): [(ari_false, ari_true), ...]}``. ``problem(name,
+    seed)`` gives ``(X, y)`` (default :func:`load`)."""
+    problem = problem or load
+    rows = {}
+    for name in names:
+        for scenario in SCENARIOS:
+            for seed in seeds:
+                X, y = problem(name, seed)
+                fit_links, _, _ = links_of(scenario, y, seed)
+                aris = []
+                for value in (False, True):
+                    model = SMIClustering(len(np.unique(y)), random_state=seed,
+                                          **{option: value})
+                    model.fit(X, **fit_links)
+                    aris.append(adjusted_rand_score(y, model.labels_))
+                rows.setdefault((name, scenario), []).append(tuple(aris))
+                print(f"{name} {scenario} seed {seed}: without {option} "
+                      f"{aris[0]:.4f}, with it {aris[1]:.4f}", flush=True)
+    return rows
+
+
 def candidates(X, y, scenario, seed):
     """Every candidate labelling with its family, n_neighbors, LSMI and
     violations, and the fit."""

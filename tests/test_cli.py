@@ -621,6 +621,30 @@ def test_fit_no_consensus_reaches_the_estimator(work):
     np.testing.assert_array_equal(got, model.labels_)
 
 
+def test_fit_indicator_rotation_reaches_the_estimator(tmp_path):
+    from sklearn.datasets import make_blobs
+
+    from smiclust import SMIClustering
+
+    X, y = make_blobs(300, centers=12, n_features=8, cluster_std=4.0,
+                      random_state=0)
+    np.save(tmp_path / "blobs12.npy", X)
+    argv = ["fit", "blobs12.npy", "-k", "12", "--n-neighbors", "5", "--json",
+            "--quiet"]
+    got = {}
+    for flag in (False, True):
+        proc = cli(*argv, *(["--indicator-rotation"] if flag else []),
+                   cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["summary"]["indicator_rotation"] is flag
+        got[flag] = np.array([a["cluster"] for a in doc["assignments"]])
+        model = SMIClustering(12, n_neighbors=5, indicator_rotation=flag,
+                              random_state=0).fit(X)
+        np.testing.assert_array_equal(got[flag], model.labels_)
+    assert not np.array_equal(got[False], got[True])
+
+
 def test_fit_spreading_reaches_the_estimator(tmp_path):
     from smiclust import SMIClustering
 

@@ -312,3 +312,35 @@ def test_missing_values_are_named_with_their_position():
         SMIClustering(2, n_neighbors=3).fit(X)
     with pytest.raises(ValueError, match="Input X contains NaN"):  # None is NaN
         SMIClustering(2, n_neighbors=3).fit(np.array([[1.0, None]] * 20, dtype=object))
+
+
+def test_indicator_rotation_only_with_closed_links_and_three_or_more_clusters():
+    from sklearn.datasets import make_blobs
+
+    from smiclust import sample_links
+
+    X, y = make_blobs(240, centers=4, n_features=5, cluster_std=2.5, random_state=1)
+    must, cannot = sample_links(y, 60, random_state=1)
+    kw = dict(n_neighbors=[4, 6], random_state=0)
+    # two clusters, or the paper's 3SMIC: the parameter changes nothing
+    y2 = (y >= 2).astype(int)
+    m2, c2 = sample_links(y2, 60, random_state=1)
+    for n_clusters, links, (mu, cl) in ((2, "closure", (m2, c2)),
+                                        (4, "paper", (must, cannot))):
+        a = SMIClustering(n_clusters, links=links, **kw).fit(X, must_link=mu,
+                                                             cannot_link=cl)
+        b = SMIClustering(n_clusters, links=links, indicator_rotation=True,
+                          **kw).fit(X, must_link=mu, cannot_link=cl)
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+        np.testing.assert_array_equal(a.eigenvalues_, b.eigenvalues_)
+    # closed links, four clusters: the fitted columns are the rotated basis
+    # (an orthonormal basis of the same span, no longer eigenvectors)
+    fixed = dict(n_neighbors=6, gamma=1.0, random_state=0)
+    a = SMIClustering(4, **fixed).fit(X, must_link=must, cannot_link=cannot)
+    b = SMIClustering(4, indicator_rotation=True, **fixed).fit(
+        X, must_link=must, cannot_link=cannot)
+    # the trace of U on the span is kept, its split over the columns is not
+    assert_allclose(b.eigenvalues_.sum(), a.eigenvalues_.sum(), rtol=1e-8)
+    assert not np.allclose(np.sort(b.eigenvalues_), np.sort(a.eigenvalues_))
+    assert (b.predict(X) == b.labels_).mean() > 0.95
+    assert_allclose(b.predict_proba(X).sum(axis=1), 1.0)

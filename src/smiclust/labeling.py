@@ -4,16 +4,20 @@ The paper's rule: signs :math:`\tilde\phi_y = \phi_y\,\mathrm{sign}(\phi_y^\top 
 (:func:`fix_signs`), negative entries clipped to 0 and each column normalised to
 sum 1 (:func:`cluster_scores`), label = row-wise argmax (:func:`argmax_labels`).
 Rows that are scaled to sum 1 give class probabilities (:func:`row_probabilities`).
-Prior validation of inputs is assumed.
+Beyond the paper, :func:`indicator_rotation` turns the eigenvectors, within
+their span, towards cluster indicators before that rule. Prior validation of
+inputs is assumed.
 """
 
 import numpy as np
+import scipy.linalg
 from scipy.sparse.csgraph import connected_components
 
 from .eigensolvers import peak_signs
 
 __all__ = [
     "fix_signs",
+    "indicator_rotation",
     "cluster_scores",
     "row_probabilities",
     "uncovered_rows",
@@ -42,6 +46,39 @@ def fix_signs(vectors):
     if tiny.any():
         signs[tiny] = peak_signs(V)[tiny]
     return V * signs
+
+
+def indicator_rotation(vectors):
+    r"""Rotation of ``vectors`` towards cluster indicators (CPQR).
+
+    The relaxed SMIC problem is solved by any orthonormal basis :math:`VR` of
+    the span of its :math:`c` leading eigenvectors :math:`V` (:math:`R`
+    orthogonal): the objective :math:`\mathrm{tr}(A^\top K U K A)` does not
+    change. Of these bases, the one wanted is closest to the indicators of
+    :math:`c` clusters. Following Damle, Minden & Ying (2019; scikit-learn's
+    ``cluster_qr``): a QR factorisation with column pivoting of
+    :math:`V^\top` picks :math:`c` rows of :math:`V`, samples that are as
+    far apart in the embedding as possible, one per cluster; :math:`R` is the
+    orthogonal matrix nearest to :math:`V_{\text{picked}}^\top` (its
+    polar factor :math:`R = PQ^\top`, from the SVD :math:`P \Sigma Q^\top`),
+    which takes the picked samples' rows as near to the axes, one each, as an
+    orthogonal map can.
+
+    Parameters
+    ----------
+    vectors : ndarray of shape (n_samples, c)
+        Orthonormal columns, ``c <= n_samples``.
+
+    Returns
+    -------
+    rotation : ndarray of shape (c, c)
+        Orthogonal; ``vectors @ rotation`` is the rotated basis. The row-wise
+        argmax of ``abs(vectors @ rotation)`` is ``cluster_qr(vectors)``.
+    """
+    c = vectors.shape[1]
+    _, _, pivots = scipy.linalg.qr(vectors.T, pivoting=True)
+    P, _, Qt = scipy.linalg.svd(vectors[pivots[:c], :].T)
+    return P @ Qt
 
 
 def cluster_scores(signed_vectors, normalizer=None):

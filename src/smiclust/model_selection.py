@@ -189,7 +189,7 @@ def _solve_group(graph, t, weights, links, n_clusters, solver):
     """Solve every (gamma, eta) of one ``t``; the kernel is built once and each
     solve is warm-started from the previous one's eigenvectors (sequential
     within the group, so the result does not depend on scheduling)."""
-    solver_seed, eigen_solver, tol, max_iter = solver
+    solver_seed, eigen_solver, tol, max_iter, rotate = solver
     K = local_scaling_kernel_from_neighbors(graph, t)
     prepared = prepare_kernel(K, links)
     out = []
@@ -208,6 +208,7 @@ def _solve_group(graph, t, weights, links, n_clusters, solver):
             tol=tol,
             max_iter=max_iter,
             warm_start=previous,
+            rotate=rotate,
         )
         previous = sol.eigenvectors
         out.append((sol.labels, time.perf_counter() - start))
@@ -232,6 +233,7 @@ def search_parameters(
     must_weight=None,
     cannot_weight=None,
     groups=None,
+    rotate=False,
 ):
     """Solve every candidate, score the labellings, choose by the criterion.
 
@@ -268,6 +270,9 @@ def search_parameters(
         ``cannot``): candidates are solved on the closure and labelled by
         :func:`smiclust.link_groups.group_labels`; ``None`` is the paper's
         3SMIC.
+    rotate : bool, default=False
+        Rotate each solve's eigenvectors towards cluster indicators
+        (:func:`smiclust.labeling.indicator_rotation`; beyond the paper).
 
     Returns
     -------
@@ -278,7 +283,7 @@ def search_parameters(
         candidates,
         LinkSet(must, cannot, must_weight, cannot_weight, groups),
         n_clusters,
-        (solver_seed, eigen_solver, tol, max_iter),
+        (solver_seed, eigen_solver, tol, max_iter, rotate),
         n_jobs,
         verbose,
     )
@@ -314,7 +319,7 @@ def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verb
     """Solve every candidate, one joblib task per ``t``.
 
     ``links`` is a :class:`~smiclust.solver.LinkSet` and ``solver``
-    ``(solver_seed, eigen_solver, tol, max_iter)``.
+    ``(solver_seed, eigen_solver, tol, max_iter, rotate)``.
 
     Returns
     -------

@@ -28,6 +28,7 @@ from .labeling import (
     cluster_order,
     cluster_scores,
     fix_signs,
+    indicator_rotation,
     uncovered_rows,
 )
 from .link_groups import group_block_weights, group_labels, off_group_kernel
@@ -54,9 +55,11 @@ class SMICSolution:
         Cluster of each sample, ``0 .. n_clusters - 1``; clusters that win
         samples are numbered first (in eigenvalue order), empty ones last.
     eigenvalues : ndarray of shape (c,)
-        Eigenvalue of :math:`U` behind each cluster.
+        Eigenvalue of :math:`U` behind each cluster (with the rotation, the
+        Rayleigh quotient :math:`\\psi_y^\\top U \\psi_y` of its column).
     eigenvectors : ndarray of shape (n, c)
-        Sign-fixed eigenvectors :math:`\\tilde\\phi_y`, one column per cluster.
+        Sign-fixed eigenvectors :math:`\\tilde\\phi_y`, one column per cluster
+        (with the rotation, the sign-fixed rotated basis :math:`\\psi_y`).
     dual_coef : ndarray of shape (n, c)
         :math:`\\beta_y = B K' \\tilde\\phi_y / \\lambda_y`, so that
         :math:`K'\\beta_y = \\tilde\\phi_y`; out-of-sample responses are
@@ -96,6 +99,7 @@ def solve_smic(
     max_iter=None,
     K_mod=None,
     warm_start=None,
+    rotate=False,
     must_weight=None,
     cannot_weight=None,
 ):
@@ -106,7 +110,9 @@ def solve_smic(
     operator :math:`U` (:class:`~smiclust.link_operator.SMICOperator`), its
     leading eigenvectors (:func:`~smiclust.eigensolvers.leading_eigenvectors`,
     which receives ``warm_start``), the paper's post-processing
-    (:mod:`smiclust.labeling`).
+    (:mod:`smiclust.labeling`); with ``rotate`` the eigenvectors are first
+    rotated within their span towards cluster indicators
+    (:func:`~smiclust.labeling.indicator_rotation`, beyond the paper).
 
     Prior validation is assumed: ``K`` symmetric sparse with values in [0, 1],
     links canonical and consistent, ``gamma, eta >= 0`` (``eta`` is used as given;
@@ -139,6 +145,7 @@ def solve_smic(
         tol=tol,
         max_iter=max_iter,
         warm_start=warm_start,
+        rotate=rotate,
     )
     return replace(solution, affinity=K_mod, graph=K_mod)
 
@@ -155,6 +162,7 @@ def solve_smic_groups(
     tol=0.0,
     max_iter=None,
     warm_start=None,
+    rotate=False,
     block_weights=None,
 ):
     """Solve 3SMIC on closed links (must-link groups, lifted cannot-links).
@@ -189,6 +197,7 @@ def solve_smic_groups(
         tol=tol,
         max_iter=max_iter,
         warm_start=warm_start,
+        rotate=rotate,
     )
     sizes = groups.sizes.astype(np.float64)
     affinity = None
@@ -222,9 +231,12 @@ def _group_graph(K_off, groups):
 
 
 def _solve_operator(
-    op, graph, n_clusters, *, eigen_solver, random_state, tol, max_iter, warm_start
+    op, graph, n_clusters, *, eigen_solver, random_state, tol, max_iter, warm_start,
+    rotate=False,
 ):
-    """Leading eigenvectors of ``op`` and the paper's post-processing."""
+    """Leading eigenvectors of ``op`` and the paper's post-processing; with
+    ``rotate``, of the eigenvectors rotated by
+    :func:`~smiclust.labeling.indicator_rotation` (beyond the paper)."""
     vals, vecs = leading_eigenvectors(
         op,
         n_clusters,
@@ -234,14 +246,30 @@ def _solve_operator(
         max_iter=max_iter,
         warm_start=warm_start,
     )
-    signed = fix_signs(vecs)
-    signed[uncovered_rows(graph, signed)] = 0.0
-    # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U) get beta 0
-    middle = op.apply_middle(op.apply_kernel(signed))
     lam_max = max(float(vals.max()), np.finfo(float).tiny)
     keep = vals > 1e-12 * lam_max
-    dual = np.zeros_like(signed)
-    dual[:, keep] = middle[:, keep] / vals[keep]
+    if rotate and vecs.shape[1] > 1 and np.all(vals > 1e-10 * lam_max):
+        # any basis of the span solves the relaxed problem: the one nearest to
+        # cluster indicators (a rank-deficient U's null directions are
+        # arbitrary, so it is left alone, and its warning stays)
+        rotation = indicator_rotation(vecs)
+        signed = fix_signs(vecs @ rotation)
+        signs = np.sign(np.sum(signed * (vecs @ rotation), axis=0))
+        uncovered = uncovered_rows(graph, signed)
+        signed[uncovered] = 0.0
+        base = vecs.copy()
+        base[uncovered] = 0.0
+        # K' beta = phi for phi = V R s: beta = (B K' V Lambda^-1) R s
+        dual = (op.apply_middle(op.apply_kernel(base)) / vals) @ rotation * signs
+        vals = (rotation**2).T @ vals  # Rayleigh quotient of each new column
+    else:
+        signed = fix_signs(vecs)
+        signed[uncovered_rows(graph, signed)] = 0.0
+        # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U)
+        # get beta 0
+        middle = op.apply_middle(op.apply_kernel(signed))
+        dual = np.zeros_like(signed)
+        dual[:, keep] = middle[:, keep] / vals[keep]
     _, normalizer = cluster_scores(signed)
     labels = argmax_labels(signed, normalizer)
     order = cluster_order(labels, n_clusters)
@@ -299,7 +327,7 @@ def solve_links(
     ``prepared`` is :func:`prepare_kernel` of ``K`` (computed when ``None``);
     ``solver_options`` go to :func:`solve_smic` / :func:`solve_smic_groups`
     (``eigen_solver``, ``random_state``, ``tol``, ``max_iter``,
-    ``warm_start``). With closed links the group blocks of :math:`K'` are
+    ``warm_start``, ``rotate``). With closed links the group blocks of :math:`K'` are
     weighted by :func:`smiclust.link_groups.group_block_weights`, the labels
     are :func:`smiclust.link_groups.group_labels` of the scores, and the
     columns are re-ordered so that clusters with samples come first.

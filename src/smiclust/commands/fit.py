@@ -225,6 +225,11 @@ def add_parser(subparsers):
     model.add_argument("--no-consensus", dest="consensus", action="store_false",
                        help="label by the chosen candidate alone, not by the "
                             "vote of the best candidate of every n_neighbors")
+    model.add_argument("--indicator-rotation", action="store_true",
+                       help="with 3 or more clusters, rotate the leading "
+                            "eigenvectors within their span towards cluster "
+                            "indicators before labelling (often better with "
+                            "many clusters; off by default)")
     model.add_argument("--link-test-level", type=fraction_arg, default=0.05,
                        metavar="A",
                        help="significance level at which the links are set "
@@ -300,6 +305,7 @@ def _make_model(args):
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
         eta=args.eta, violation_penalty=args.violation_penalty,
         spreading=args.spreading, consensus=args.consensus,
+        indicator_rotation=args.indicator_rotation,
         link_test_level=args.link_test_level,
         random_state=args.random_state,
         n_jobs=args.n_jobs,
@@ -414,6 +420,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "violation_penalty": float(args.violation_penalty),
         "spreading": float(args.spreading),
         "consensus": bool(args.consensus),
+        "indicator_rotation": bool(args.indicator_rotation),
         "spread_from": model.spread_from_,
         "link_test_level": float(args.link_test_level),
         "link_test_pvalue": (None if math.isnan(model.link_test_pvalue_)
