@@ -26,6 +26,7 @@ __all__ = [
     "sample_links",
     "count_violations",
     "link_violations",
+    "link_contradictions",
     "rank_suspect_links",
     "pairs_in_both",
     "unlinked_mask",
@@ -608,6 +609,24 @@ def link_violations(labels, must_link, cannot_link):
     )
 
 
+def link_contradictions(proba, must_link, cannot_link):
+    r"""How strongly a soft clustering contradicts each link, in [0, 1].
+
+    :math:`1 - s_{ij}` for a must-link and :math:`s_{ij}` for a cannot-link,
+    with :math:`s_{ij} = \sum_c p_i(c)p_j(c)` the probability that the two
+    samples share a cluster (``proba``: rows summing to 1). Prior validation
+    is assumed.
+
+    Returns
+    -------
+    must_scores, cannot_scores : ndarray of shape (n_must,), (n_cannot,)
+    """
+    P = np.asarray(proba, dtype=np.float64)
+    same_must = np.einsum("ij,ij->i", P[must_link[:, 0]], P[must_link[:, 1]])
+    same_cannot = np.einsum("ij,ij->i", P[cannot_link[:, 0]], P[cannot_link[:, 1]])
+    return np.clip(1.0 - same_must, 0.0, 1.0), np.clip(same_cannot, 0.0, 1.0)
+
+
 def rank_suspect_links(proba, must_link, cannot_link):
     r"""The links ranked by how strongly a soft clustering contradicts them.
 
@@ -630,11 +649,8 @@ def rank_suspect_links(proba, must_link, cannot_link):
         ``i``, ``j`` (the pair), ``kind`` ("must" or "cannot"), ``index``
         (row in the given must-links or cannot-links) and ``score`` in [0, 1].
     """
-    P = np.asarray(proba, dtype=np.float64)
-    same_must = np.einsum("ij,ij->i", P[must_link[:, 0]], P[must_link[:, 1]])
-    same_cannot = np.einsum("ij,ij->i", P[cannot_link[:, 0]], P[cannot_link[:, 1]])
     pairs = np.vstack([must_link, cannot_link]).astype(np.intp).reshape(-1, 2)
-    score = np.clip(np.concatenate([1.0 - same_must, same_cannot]), 0.0, 1.0)
+    score = np.concatenate(link_contradictions(proba, must_link, cannot_link))
     kind = np.array(["must"] * len(must_link) + ["cannot"] * len(cannot_link))
     index = np.concatenate([np.arange(len(must_link)), np.arange(len(cannot_link))])
     order = np.argsort(-score, kind="stable")
