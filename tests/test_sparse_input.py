@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
 
 from smiclust import (
     ActiveSMIClustering,
@@ -20,7 +21,9 @@ from smiclust import (
     SpectralLearning,
     lsmi_score,
     sample_links,
+    select_pairs,
 )
+from smiclust.link_groups import link_groups
 from smiclust.neighbors import nearest_neighbors
 
 CONTAINERS = [sp.csr_matrix, sp.csr_array, sp.csc_matrix, sp.coo_array]
@@ -123,11 +126,24 @@ def test_the_baselines_refuse_sparse_x_by_name(estimator):
     assert not estimator.__sklearn_tags__().input_tags.sparse
 
 
-def test_active_clustering_refuses_sparse_x():
+def test_active_clustering_and_select_pairs_on_sparse_x_equal_dense():
     X, y = _sparse_problem()
-    with pytest.raises(TypeError, match="[Ss]parse"):
-        ActiveSMIClustering(3, budget=4, batch_size=2, random_state=0).fit(
-            sp.csr_matrix(X), lambda i, j: y[i] == y[j])
+    S = sp.csr_matrix(X)
+    kw = dict(budget=30, batch_size=10, random_state=0)
+    dense = ActiveSMIClustering(3, **kw).fit(X, lambda i, j: y[i] == y[j])
+    sparse = ActiveSMIClustering(3, **kw).fit(S, lambda i, j: y[i] == y[j])
+    # the same questions up to which member of a must-link group is asked
+    # (near-equal probabilities of the sparse and dense fits order them)
+    assert sparse.n_queries_ == dense.n_queries_
+    assert_array_equal(sparse.cannot_link_, dense.cannot_link_)
+    groups = [link_groups(m.must_link_, m.cannot_link_, len(y)).group
+              for m in (dense, sparse)]
+    assert adjusted_rand_score(*groups) == 1.0
+    assert adjusted_rand_score(sparse.labels_, dense.labels_) == 1.0
+    assert_array_equal(sparse.predict(S[:20]), sparse.labels_[:20])
+    model = SMIClustering(3, random_state=0).fit(X)
+    assert_array_equal(select_pairs(model, S, 8, random_state=0),
+                       select_pairs(model, X, 8, random_state=0))
 
 
 def test_approximate_neighbours_of_sparse_x_find_the_exact_ones():

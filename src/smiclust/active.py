@@ -372,6 +372,14 @@ class _Coverage:
         self.dist = np.full(X.shape[0], np.inf)
         self.done = np.zeros(X.shape[0], dtype=bool)
 
+    def distances(self, rows, i):
+        """Euclidean distances of the samples ``rows`` to sample ``i`` (exact
+        differences, sparse ``X`` without densifying it)."""
+        if sp.issparse(self.X):
+            diff = self.X[rows] - sp.csr_matrix(np.ones((len(rows), 1))) @ self.X[i]
+            return np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel())
+        return np.linalg.norm(self.X[rows] - self.X[i], axis=1)
+
     def update(self, closure):
         """Distances for the links of ``closure``; 1 each while none."""
         from sklearn.metrics import pairwise_distances_argmin_min
@@ -426,7 +434,7 @@ def _select(proba, scales, closure, n_pairs, rng, coverage, skip=frozenset()):
             used_samples.update((i, j))
             uses[j] = uses.get(j, 0) + 1
             if len(pairs) < n_pairs:
-                d = np.linalg.norm(coverage.X[cand.first] - coverage.X[i], axis=1)
+                d = coverage.distances(cand.first, i)
                 np.minimum(dist, d, out=dist)
             break
     return np.array(pairs, dtype=np.intp).reshape(-1, 2)
@@ -540,8 +548,8 @@ def _check_estimator(estimator, owner):
 def _check_X(X, owner):
     from .utils import check_numeric
 
-    check_numeric(X, owner=owner)
-    X = check_array(X, dtype=np.float64, ensure_2d=False)
+    check_numeric(X, owner=owner, accept_sparse=True)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_2d=False)
     if X.ndim != 2:
         raise ValueError(
             f"The 'X' parameter of {owner} must be a 2-d array of shape "
@@ -762,7 +770,8 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input stays sparse (as in SMIClustering).
         y : callable or array-like of shape (n_samples,), default=None
             The oracle, given by position: ``fit(X, oracle)``. A callable
             ``oracle(i, j)`` for sample indices ``i < j`` returns ``True``
@@ -825,7 +834,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
             must_link=_union(_pairs(must), closure.inferred_must),
             cannot_link=_pairs(cannot),
         )
-        coverage = _Coverage(check_array(X, dtype=np.float64))
+        coverage = _Coverage(check_array(X, accept_sparse="csr", dtype=np.float64))
         history = [
             self._record(model, n_queries, must, cannot, unknown, closure, 0.0, True)
         ]
@@ -978,6 +987,14 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         text = ", ".join(f"{key}={value}" for key, value in entry.items())
         progress(self.verbose, f"active: {text}")
         return entry
+
+    #: ``fit`` and ``predict`` take sparse ``X``, as SMIClustering does.
+    _accepts_sparse = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def predict(self, X):
         """Cluster of new samples (``estimator_.predict``)."""
