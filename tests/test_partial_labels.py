@@ -222,3 +222,16 @@ def test_more_pairwise_cannot_linked_samples_than_clusters_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConstraintConflictWarning)
         SMIClustering(3, n_neighbors=5).fit(X, cannot_link=triangle)
+
+
+def test_auto_n_clusters_with_every_sample_cannot_linked_warns_not_fails():
+    import itertools
+
+    from smiclust.constraints import ConstraintConflictWarning
+
+    X = np.random.RandomState(0).normal(size=(10, 2))
+    every_pair = np.array(list(itertools.combinations(range(10), 2)))
+    with pytest.warns(ConstraintConflictWarning, match="10 samples .* more "
+                      "than n_clusters=9"):
+        model = SMIClustering("auto", random_state=0).fit(X, cannot_link=every_pair)
+    assert model.n_clusters_ == 9

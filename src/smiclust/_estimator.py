@@ -566,7 +566,7 @@ default=None
             inputs = self._choose_n_clusters(inputs, graph, c_seed)
         else:
             self.n_clusters_scores_ = None
-            _warn_if_too_few_clusters(inputs)
+        _warn_if_too_few_clusters(inputs)
         self.n_clusters_ = inputs.n_clusters
         self._warn_unused_weights(inputs)
         seeds = (solver_seed, lsmi_seed)
@@ -804,8 +804,9 @@ default=None
         n = inputs.n_samples
         groups = link_groups(inputs.must_link, inputs.cannot_link, n)
         # the cannot-links' clique needs that many clusters (partial labels:
-        # one per class); c is not chosen below it
-        fewest = max(2, cannot_clique(groups).size)
+        # one per class); c is not chosen below it (nor above n - 1: a clique
+        # of every sample then warns)
+        fewest = min(max(2, cannot_clique(groups).size), n - 1)
         result = choose_n_clusters(
             local_scaling_kernel_from_neighbors(graph, _AUTO_C_NEIGHBORS),
             inputs.must_link,
