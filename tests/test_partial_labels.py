@@ -184,7 +184,8 @@ def test_string_labels_with_minus_one_in_an_object_array():
     X, _, y_partial = _partial(5)
     names = np.array(["red", "green", "blue"])
     as_objects = np.where(y_partial >= 0, names[y_partial].astype(object), -1)
-    ref = SMIClustering(3, n_neighbors=5, random_state=0).fit(X, partial_labels=y_partial)
+    ref = SMIClustering(3, n_neighbors=5, random_state=0).fit(
+        X, partial_labels=y_partial)
     model = SMIClustering(3, n_neighbors=5, random_state=0).fit(
         X, partial_labels=as_objects)
     assert_array_equal(model.labels_, ref.labels_)

@@ -223,16 +223,18 @@ class SMIClustering(BaseLinkClustering):
         with links). Measured in docs/beyond-the-paper/research-notes.md
         ("Score spreading").
     consensus : bool, default=True
-        Beyond the paper, with ``links="closure"`` and ``n_neighbors``
-        searched: the labels are the vote of the best candidate (by the
-        criterion) of every ``n_neighbors`` of the search, aligned to the
-        chosen one (:mod:`smiclust.consensus`; one more solve per
-        ``n_neighbors``); the closed links' group labelling and the
+        Beyond the paper, with ``links="closure"``, ``n_neighbors`` searched
+        and ``n_clusters >= 3``: the labels are the vote of the best
+        candidate (by the criterion) of every ``n_neighbors`` of the search,
+        aligned to the chosen one (:mod:`smiclust.consensus`; one more solve
+        per ``n_neighbors``); the closed links' group labelling and the
         spreading read the votes as scores, and new samples take their
         labels from their fitted neighbours' spread votes. ``False``: the
-        chosen candidate's labels. Measured in
+        chosen candidate's labels, as with two clusters, where the
+        candidates of different ``n_neighbors`` are different cuts and their
+        vote would be a cut none of them made. Measured in
         docs/beyond-the-paper/research-notes.md ("Consensus over
-        n_neighbors").
+        n_neighbors", "The vote only with three clusters or more").
     indicator_rotation : bool, default=False
         Beyond the paper (an option, not the default), with
         ``links="closure"`` and ``n_clusters >= 3``:
@@ -642,7 +644,10 @@ default=None
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
             votes = None
-            if (self.consensus if vote is None else vote) and search is not None:
+            # with two clusters the candidates of different t are different
+            # cuts, and their vote a cut none of them made
+            if ((self.consensus if vote is None else vote) and search is not None
+                    and inputs.n_clusters >= 3):
                 solution, votes = self._vote(inputs, links, graph, search, solution,
                                              solver_seed)
             solution, spread = self._spread_scores(K, inputs, links.groups, solution,

@@ -24,10 +24,10 @@ from .utils import (
     Grid,
     Interval,
     as_grid,
+    at_unit_scale,
     check_random_state_param,
     check_samples,
     single_threaded_blas,
-    at_unit_scale,
     unit_exponent,
     validate_params,
 )
