@@ -249,9 +249,12 @@ METHODS.update({
             "SMIClustering(n_clusters, random_state=seed), the library's "
             "default: links closed into must-link groups and lifted "
             "cannot-links (links='closure'), t, gamma and eta chosen by the "
-            "paper's criterion, the samples in no link labelled from the "
-            "scores spread over the kernel graph (spreading=0.5); in the "
-            "labels protocol fit(X, partial_labels=...)"
+            "paper's criterion, with three clusters or more the labels "
+            "voted by the best candidate of every t (consensus=True), the "
+            "samples in no link labelled from the scores spread over the "
+            "kernel graph (spreading=0.5), links given as pairs set aside "
+            "when the data alone predict them better (link_test_level=0.05); "
+            "in the labels protocol fit(X, partial_labels=...)"
         ),
     },
     "cobs": {
