@@ -552,6 +552,7 @@ default=None
         )
         inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
         links = _link_set(inputs, self.links)
+        clique = _cannot_clique_samples(inputs, links.groups)
         t_grid = self._n_neighbors_grid(inputs.n_samples)
         auto_c = isinstance(self.n_clusters, str)
         if auto_c and inputs.n_samples <= _AUTO_C_NEIGHBORS:
@@ -565,10 +566,10 @@ default=None
         search_t = max(t_grid + [_AUTO_C_NEIGHBORS] if auto_c else t_grid)
         graph = self._neighbor_graph(inputs, search_t, neighbor_seed)
         if auto_c:
-            inputs = self._choose_n_clusters(inputs, graph, c_seed)
+            inputs = self._choose_n_clusters(inputs, graph, c_seed, clique.size)
         else:
             self.n_clusters_scores_ = None
-        _warn_if_too_few_clusters(inputs)
+        _warn_if_too_few_clusters(clique, inputs.n_clusters)
         self.n_clusters_ = inputs.n_clusters
         self._warn_unused_weights(inputs)
         seeds = (solver_seed, lsmi_seed)
@@ -582,7 +583,7 @@ default=None
             if self.link_test_pvalue_ < self.link_test_level:
                 no_links = replace(inputs, must_link=_NO_PAIRS, cannot_link=_NO_PAIRS)
                 if auto_c:  # the links chose c too: choose it without them
-                    no_links = self._choose_n_clusters(no_links, graph, c_seed)
+                    no_links = self._choose_n_clusters(no_links, graph, c_seed, 0)
                     self.n_clusters_ = no_links.n_clusters
                 self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
                 self.links_ = "ignored"
@@ -802,16 +803,16 @@ default=None
             n_clusters=n_clusters,
         )
 
-    def _choose_n_clusters(self, inputs, graph, seed):
+    def _choose_n_clusters(self, inputs, graph, seed, n_cannot_clique):
         """``inputs`` with ``n_clusters`` chosen by
         :func:`smiclust.n_clusters.choose_n_clusters` on the kernel of
-        ``n_neighbors=7`` (the setting it was measured with)."""
+        ``n_neighbors=7`` (the setting it was measured with), from at least
+        ``n_cannot_clique`` clusters."""
         n = inputs.n_samples
-        groups = link_groups(inputs.must_link, inputs.cannot_link, n)
-        # the cannot-links' clique needs that many clusters (partial labels:
-        # one per class); c is not chosen below it (nor above n - 1: a clique
-        # of every sample then warns)
-        fewest = min(max(2, cannot_clique(groups).size), n - 1)
+        # the cannot-links' clique (``n_cannot_clique`` groups; partial
+        # labels: one per class) needs that many clusters; c is not chosen
+        # below it (nor above n - 1: a clique of every sample then warns)
+        fewest = min(max(2, n_cannot_clique), n - 1)
         result = choose_n_clusters(
             local_scaling_kernel_from_neighbors(graph, _AUTO_C_NEIGHBORS),
             inputs.must_link,
@@ -1087,19 +1088,27 @@ def _link_set(inputs, mode):
     )
 
 
-def _warn_if_too_few_clusters(inputs):
-    """Warn when the cannot-links join more groups pairwise than there are
-    clusters: no labelling satisfies them all."""
+def _cannot_clique_samples(inputs, groups=None):
+    """One sample (the first) of each must-link group of the greedy
+    cannot-link clique (:func:`smiclust.link_groups.cannot_clique`); empty
+    without cannot-links. ``groups``: the links' groups when already built."""
     if not len(inputs.cannot_link):
-        return
-    groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
-    clique = cannot_clique(groups)
-    if clique.size > inputs.n_clusters:
-        first = [int(np.flatnonzero(groups.group == g)[0]) for g in clique[:6]]
+        return np.empty(0, dtype=np.intp)
+    if groups is None:
+        groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+    _, first = np.unique(groups.group, return_index=True)  # groups 0 .. g - 1
+    return first[cannot_clique(groups)]
+
+
+def _warn_if_too_few_clusters(clique, n_clusters):
+    """Warn when the cannot-links join more groups pairwise (``clique``: a
+    sample of each) than there are clusters: no labelling satisfies them
+    all."""
+    if clique.size > n_clusters:
         warnings.warn(
-            f"{clique.size} samples (e.g. {first}) are pairwise cannot-linked "
-            f"(through their must-link groups), more than n_clusters="
-            f"{inputs.n_clusters}: no labelling satisfies every link.",
+            f"{clique.size} samples (e.g. {clique[:6].tolist()}) are pairwise "
+            f"cannot-linked (through their must-link groups), more than "
+            f"n_clusters={n_clusters}: no labelling satisfies every link.",
             ConstraintConflictWarning,
             stacklevel=3,
         )

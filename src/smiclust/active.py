@@ -820,7 +820,10 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
             )
         # the model's own checks (X, the SMIClustering parameters), then the
         # answers given, before any question is asked
-        n = self._model(0)._validate_fit(X, None, None).X.shape[0]
+        # validated (float64; sparse as CSR) for the coverage distances; the
+        # fits take X as given, so that they read its feature names
+        validated = self._model(0)._validate_fit(X, None, None).X
+        n = validated.shape[0]
         must, cannot, unknown = _given_answers(
             must_link, cannot_link, unknown_pairs, n, f"{owner}.fit"
         )
@@ -834,7 +837,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
             must_link=_union(_pairs(must), closure.inferred_must),
             cannot_link=_pairs(cannot),
         )
-        coverage = _Coverage(check_array(X, accept_sparse="csr", dtype=np.float64))
+        coverage = _Coverage(validated)
         history = [
             self._record(model, n_queries, must, cannot, unknown, closure, 0.0, True)
         ]

@@ -253,8 +253,9 @@ def _solve_operator(
         # cluster indicators (a rank-deficient U's null directions are
         # arbitrary, so it is left alone, and its warning stays)
         rotation = indicator_rotation(vecs)
-        signed = fix_signs(vecs @ rotation)
-        signs = np.sign(np.sum(signed * (vecs @ rotation), axis=0))
+        rotated = vecs @ rotation
+        signed = fix_signs(rotated)
+        signs = np.sign(np.sum(signed * rotated, axis=0))
         uncovered = uncovered_rows(graph, signed)
         signed[uncovered] = 0.0
         base = vecs.copy()

@@ -5,6 +5,7 @@ input ends the command with one line on stderr (a ``UsageError``).
 """
 
 import dataclasses
+import functools
 
 from . import _common
 
@@ -98,10 +99,11 @@ class Inputs:
         """Whether a link file had a weight column (then both weights are set)."""
         return self.must_weight is not None
 
-    @property
+    @functools.cached_property
     def n_links(self):
         """``(n_must, n_cannot)``: the links in effect, each pair once: those
-        of the files and every pair of labelled rows (not formed)."""
+        of the files and every pair of labelled rows (not formed); counted
+        once (the links do not change after reading)."""
         n_must, n_cannot = len(self.must), len(self.cannot)
         if self.partial_labels is not None:
             label_must, label_cannot = label_pair_counts(self.partial_labels)
