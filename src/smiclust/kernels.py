@@ -130,13 +130,17 @@ def local_scaling_kernel(
            [0.   , 0.607, 1.   , 0.018],
            [0.   , 0.   , 0.018, 1.   ]])
     """
-    from .utils._checks import check_n_neighbors, check_samples, unit_exponent
+    from .utils._checks import (
+        at_unit_scale,
+        check_n_neighbors,
+        check_samples,
+        unit_exponent,
+    )
 
     X = check_samples(X, owner="local_scaling_kernel", min_samples=2)
     t = check_n_neighbors(n_neighbors, X.shape[0], owner="local_scaling_kernel")
-    exponent = unit_exponent(X)
-    if exponent:  # the kernel is scale-invariant; avoid overflow / underflow
-        X = np.ldexp(X, -exponent)
+    # the kernel is scale-invariant; avoid overflow / underflow
+    X = at_unit_scale(X, unit_exponent(X))
     graph = nearest_neighbors(
         X, t, algorithm=algorithm, n_jobs=n_jobs, random_state=random_state
     )
