@@ -5,6 +5,7 @@ Usage (from the repository root; the data file is found by
 ``../shared/data/mnist``)::
 
     nice -n 5 .venv/bin/python benchmarks/mnist.py --neighbors  # p = 1, 5 %; seeds 0-2
+    nice -n 5 .venv/bin/python benchmarks/mnist.py --deskew     # deskewed images
     .venv/bin/python benchmarks/mnist.py --percents 1 --seeds 0 --methods smic-fixed
 
 Protocol (Baumann & Hochbaum, "PCCC", arXiv 2212.14437): p % of the 70,000
@@ -15,7 +16,11 @@ classes, never the m^2 pairs. The score is the ARI on the *unlabelled* objects.
 
 Preprocessing, the same for every method: pixels / 255, then PCA to 50
 components fitted on all 70,000 images without labels (unsupervised; it is
-timed and reported apart, with the loading). Methods, each in its own process
+timed and reported apart, with the loading). With ``--deskew`` every image is
+first sheared upright by its second moments (:func:`deskew`; a standard step for
+handwritten digits, LeCun et al. 1998, that nearly halves the error of a
+nearest-neighbour classifier on MNIST), for every method alike; it uses no
+label. Methods, each in its own process
 (a clean peak memory; the runs of one method share the process, so the peak of
 a row is the peak over that method's runs so far):
 
@@ -56,6 +61,52 @@ N_COMPONENTS = 50
 def peak_gb():
     """Peak resident memory of this process so far, in GB (Linux: ru_maxrss KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+
+
+def deskew(images, shape):
+    r"""Shear every image so that its ink's principal axis is vertical.
+
+    With pixel intensities :math:`w` at rows :math:`r` and columns :math:`c`,
+    the ink's centroid :math:`(\bar r, \bar c)`, row variance
+    :math:`\sigma_{rr}` and covariance :math:`\sigma_{rc}`, the slant is
+    :math:`\alpha = \sigma_{rc} / \sigma_{rr}` (columns drift by
+    :math:`\alpha` per row). The output pixel :math:`(r, c)` reads the input
+    at :math:`(r, c + \alpha (r - r_0)) + (\bar r, \bar c) - (r_0, c_0)`
+    with :math:`(r_0, c_0)` the image centre, by bilinear interpolation:
+    the slant removed and the centroid moved to the centre. An image without
+    ink is returned as it is.
+
+    Parameters
+    ----------
+    images : ndarray of shape (n_images, height * width)
+        Non-negative intensities, row-major.
+    shape : tuple of (height, width)
+
+    Returns
+    -------
+    ndarray of shape (n_images, height * width)
+        A new array; ``images`` is not modified.
+    """
+    from scipy import ndimage
+
+    height, width = shape
+    rows, cols = np.mgrid[:height, :width]
+    centre = np.array([(height - 1) / 2, (width - 1) / 2])
+    out = np.array(images, dtype=np.float64, copy=True)
+    for k, image in enumerate(out.reshape(-1, height, width)):
+        mass = image.sum()
+        if mass <= 0:
+            continue
+        mean_r, mean_c = (rows * image).sum() / mass, (cols * image).sum() / mass
+        var_r = ((rows - mean_r) ** 2 * image).sum() / mass
+        cov = ((rows - mean_r) * (cols - mean_c) * image).sum() / mass
+        alpha = cov / var_r if var_r > 0 else 0.0
+        shear = np.array([[1.0, 0.0], [alpha, 1.0]])
+        offset = np.array([mean_r, mean_c]) - shear @ centre
+        out[k] = ndimage.affine_transform(
+            image, shear, offset=offset, order=1
+        ).ravel()
+    return out
 
 
 def partial_labels(y, percent, seed):
@@ -167,8 +218,9 @@ def child(args):
     return [json.loads(line) for line in lines]
 
 
-def prepare(data_dir, data_home):
-    """Load, scale and reduce MNIST; save Z and y in `data_dir`; step times."""
+def prepare(data_dir, data_home, deskewed=False):
+    """Load, scale (and deskew) and reduce MNIST; save Z and y in `data_dir`;
+    step times."""
     from sklearn.decomposition import PCA
 
     from smiclust.datasets import load_mnist
@@ -179,8 +231,12 @@ def prepare(data_dir, data_home):
     times["load (sha256 + parse)"] = time.perf_counter() - start
     start = time.perf_counter()
     X /= 255.0
+    step = "pixels/255"
+    if deskewed:
+        X = deskew(X, (28, 28))
+        step += " + deskew"
     Z = PCA(N_COMPONENTS, random_state=0).fit_transform(X)
-    times[f"pixels/255 + PCA({N_COMPONENTS}), all 70k, no labels"] = (
+    times[f"{step} + PCA({N_COMPONENTS}), all 70k, no labels"] = (
         time.perf_counter() - start
     )
     np.save(os.path.join(data_dir, "Z.npy"), Z)
@@ -227,6 +283,8 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=METHODS)
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--neighbors", action="store_true")
+    parser.add_argument("--deskew", action="store_true",
+                        help="shear every image upright first (all methods)")
     parser.add_argument("--json", default=None, help="write all records here")
     # internal: run one method in this process
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -242,7 +300,7 @@ def main(argv=None):
 
     print(f"load average: {os.getloadavg()}, cpus: {os.cpu_count()}", flush=True)
     with tempfile.TemporaryDirectory() as data_dir:
-        times, prep_peak = prepare(data_dir, args.data_home)
+        times, prep_peak = prepare(data_dir, args.data_home, args.deskew)
         for step, seconds in times.items():
             print(f"{step}: {seconds:.1f} s", flush=True)
         print(f"preparation peak memory: {prep_peak:.2f} GB", flush=True)

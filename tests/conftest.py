@@ -1,4 +1,6 @@
+import importlib.util
 import os
+from pathlib import Path
 
 # scikit-learn's common checks include check_array_api_input (NumPy namespace),
 # which is skipped unless SciPy's array-API mode is on; turn it on so that the
@@ -7,6 +9,15 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import numpy as np
 import pytest
+
+
+def load_benchmark(name):
+    """The script ``benchmarks/<name>.py`` as a module (scripts, not a package)."""
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

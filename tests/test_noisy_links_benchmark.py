@@ -1,23 +1,17 @@
 """Smoke tests of the pure functions of benchmarks/noisy_links.py."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_benchmark
 
 from smiclust.constraints import rank_suspect_links, sample_links
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "noisy_links.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("noisy_links", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("noisy_links")
 
 
 def _as_set(pairs):
