@@ -32,19 +32,24 @@ Mooney, 2004). In this order:
 
 1. a sample asked before and not yet placed (NPU finishes a sample first);
 2. while fewer than ``c`` neighbourhoods are known, per model cluster the
-   sample with the largest :math:`P(i \in \mathrm{new})\,\tilde\sigma/\sigma_i`
+   sample with the largest :math:`P(i \in \mathrm{new})\,\rho_i`
    when :math:`P(i \in \mathrm{new}) > 1/2` (exploration);
 3. the largest
 
    .. math::
 
-       s_i = \frac{\min_{l \in L} \lVert x_i - x_l\rVert}{\sigma_i}\,\tilde\sigma,
+       s_i = \rho_i \min_{l \in L} \lVert x_i - x_l\rVert,\qquad
+       \rho_i = \min\Bigl(1, \frac{\tilde\sigma}{\sigma_i}\Bigr),
 
    with :math:`L` the samples in some link, :math:`\sigma_i` the local scale
    of sample ``i`` (distance to its ``t``-th neighbour, ``local_scales_``) and
    :math:`\tilde\sigma` their median: the sample farthest from everything
-   asked, in units of its own neighbourhood radius, so dense unexplored
-   regions come before outliers.
+   asked, outliers (sparser than the median) scaled down by their
+   neighbourhood radius, so dense unexplored regions come before them. The
+   density :math:`\rho_i` is capped at 1: a clump of near-duplicates is not
+   preferred for being denser than the typical sample (on spam, the first 21
+   samples asked were in such clumps without the cap, and the fit after 20
+   questions scored ARI 0.04; with it, 0.23-0.28).
 
 Measured with a simulated oracle on digits500 (3 seeds, 200 questions, fixed
 ``n_neighbors=8``): :math:`s_i` reaches ARI 0.76 ± 0.04, against 0.67 ± 0.04
@@ -282,7 +287,7 @@ class _Candidates:
     ``first``: the sample standing for each unit; ``group``: its group;
     ``order``: neighbourhood ids in asking order, ``n_open`` of them valid;
     ``tier``: 2 for a unit asked before and not yet placed, 1 for an
-    exploring unit, 0 otherwise; ``density``: :math:`\tilde\sigma/\sigma`.
+    exploring unit, 0 otherwise; ``density``: :math:`\rho`.
     """
 
     first: np.ndarray
@@ -302,9 +307,10 @@ def _candidates(proba, scales, closure):
     n, c = proba.shape
     group = closure.group
     hoods = list(closure.hoods)
-    density = np.median(scales) / np.maximum(scales, 1e-300)
+    density = np.minimum(1.0, np.median(scales) / np.maximum(scales, 1e-300))
     if not hoods:
-        # no neighbourhood yet: the densest confident sample starts one
+        # no neighbourhood yet: the most confident of the densest samples
+        # (density capped at 1) starts one
         hoods = [int(group[int(np.argmax(density * proba.max(axis=1)))])]
     k = len(hoods)
     can_be_new = k < closure.n_clusters
