@@ -173,6 +173,28 @@ def test_select_pairs_batch_has_no_near_duplicates():
     assert counts[big].max() - counts[big].min() <= 1
 
 
+def test_select_pairs_does_not_prefer_a_clump_of_near_duplicates():
+    # two blobs, and six near-copies of one sample at the centre of blob 0:
+    # their local scale is ~1e-4, far below the median; being denser than
+    # the typical sample must not put them first (density capped at 1)
+    rng = np.random.RandomState(0)
+    y = np.repeat([0, 1], 40)
+    X = np.where(y[:, None] == 0, 0.0, 8.0) + rng.normal(size=(80, 2))
+    clump = 1e-4 * rng.normal(size=(6, 2))
+    X = np.vstack([X, clump])
+    y = np.r_[y, np.zeros(6, dtype=int)]
+    near = np.argsort(np.linalg.norm(X[:40], axis=1))[:2]
+    must = np.array([near])
+    cannot = np.array([[near[0], 40]])
+    model = SMIClustering(2, n_neighbors=3, gamma=0.0, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot
+    )
+    pairs = select_pairs(model, X, 4, must_link=must, cannot_link=cannot,
+                         random_state=0)
+    assert len(pairs) == 4
+    assert not np.isin(pairs, np.arange(80, 86)).any()
+
+
 def test_select_pairs_deterministic_and_inputs_unchanged():
     X, y, model = _tiny(30, 3, 2)
     must = np.array([[0, 1]])
