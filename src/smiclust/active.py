@@ -307,7 +307,7 @@ def _candidates(proba, scales, closure):
     n, c = proba.shape
     group = closure.group
     hoods = list(closure.hoods)
-    density = np.minimum(1.0, np.median(scales) / np.maximum(scales, 1e-300))
+    density = np.minimum(10.0, np.median(scales) / np.maximum(scales, 1e-300))
     if not hoods:
         # no neighbourhood yet: the most confident of the densest samples
         # (density capped at 1) starts one
