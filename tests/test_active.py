@@ -173,22 +173,24 @@ def test_select_pairs_batch_has_no_near_duplicates():
     assert counts[big].max() - counts[big].min() <= 1
 
 
-def test_select_pairs_does_not_prefer_a_clump_of_near_duplicates():
-    # two blobs, and six near-copies of one sample at the centre of blob 0:
-    # their local scale is ~1e-4, far below the median; being denser than
-    # the typical sample must not put them first (density capped at 1)
+def test_select_pairs_caps_the_density_of_near_duplicates():
+    # two blobs, and six near-copies of a sample next to a linked sample:
+    # their local scale is ~1e-4, thousands of times below the median, but
+    # they count as at most 10 times denser, so samples far from every link
+    # come first
     rng = np.random.RandomState(0)
     y = np.repeat([0, 1], 40)
-    X = np.where(y[:, None] == 0, 0.0, 8.0) + rng.normal(size=(80, 2))
-    clump = 1e-4 * rng.normal(size=(6, 2))
-    X = np.vstack([X, clump])
-    y = np.r_[y, np.zeros(6, dtype=int)]
+    X = np.where(y[:, None] == 0, 0.0, 20.0) + 2.0 * rng.normal(size=(80, 2))
     near = np.argsort(np.linalg.norm(X[:40], axis=1))[:2]
+    clump = X[near[0]] + [0.1, 0.0] + 1e-4 * rng.normal(size=(6, 2))
+    X = np.vstack([X, clump])
     must = np.array([near])
     cannot = np.array([[near[0], 40]])
     model = SMIClustering(2, n_neighbors=3, gamma=0.0, random_state=0).fit(
         X, must_link=must, cannot_link=cannot
     )
+    ratio = np.median(model.local_scales_) / model.local_scales_[80:]
+    assert ratio.min() > 100
     pairs = select_pairs(model, X, 4, must_link=must, cannot_link=cannot,
                          random_state=0)
     assert len(pairs) == 4
