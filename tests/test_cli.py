@@ -968,3 +968,56 @@ def test_fit_warns_when_an_answers_file_holds_no_link(work):
     assert ("smiclust fit: warning: --answers skips.csv: no must or cannot answer "
             "in the file") in proc.stderr
     assert json.loads(proc.stderr.strip().splitlines()[-1])["n_must_link"] == 0
+
+
+def test_sparse_npz_data_is_read_sparse_and_clustered_as_dense(tmp_path):
+    # a scipy.sparse.save_npz file: fit, --save and predict, the PCA plot and
+    # ask give what the same matrix gives dense; --standardize is refused
+    # (centring would make it dense) and writes nothing
+    import scipy.sparse as sp
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(120, n_features=8, centers=2, random_state=1)
+    X = np.clip(X - np.median(X), 0, None)  # half of the entries 0
+    sp.save_npz(tmp_path / "rows.npz", sp.csr_matrix(X))
+    np.save(tmp_path / "rows.npy", X)
+    (tmp_path / "must.csv").write_text("0,1\n")
+    fit = ["fit", "-k", "2", *FIXED, "--must-link", "must.csv", "--quiet"]
+    cases = [
+        [*fit[:1], "rows.npz", *fit[1:], "-o", "sparse.csv", "--save", "m.joblib",
+         "--plot", "p.png", "--plot-embedding", "pca"],
+        [*fit[:1], "rows.npy", *fit[1:], "-o", "dense.csv", "--save", "d.joblib"],
+        ["predict", "m.joblib", "rows.npz", "-o", "predicted.csv", "--quiet"],
+        ["predict", "d.joblib", "rows.npy", "-o", "predicted_dense.csv", "--quiet"],
+        [*fit[:1], "rows.npz", *fit[1:], "-o", "refused.csv", "--standardize"],
+    ]
+    results = run_driver(cases, tmp_path)
+    for result in results[:4]:
+        assert result["rc"] == 0 and result["traceback"] is None, result
+    sparse = (tmp_path / "sparse.csv").read_text()
+    assert sparse == (tmp_path / "dense.csv").read_text()
+    labels = np.array([int(v) for v in sparse.split()[1:]])
+    assert adjusted_rand_score(y, labels) > 0.7  # a clustering, not noise
+    predicted = (tmp_path / "predicted.csv").read_text()
+    assert predicted == (tmp_path / "predicted_dense.csv").read_text()
+    assert adjusted_rand_score(labels, [int(v) for v in predicted.split()[1:]]) > 0.9
+    assert (tmp_path / "p.png").stat().st_size > 0
+    assert results[4]["rc"] == 2 and results[4]["traceback"] is None
+    assert "--standardize centres every column" in results[4]["stderr"]
+    assert not (tmp_path / "refused.csv").exists()
+    # ask shows sparse rows one at a time, as dense ones
+    answers = "y\nn\n"
+    ask = ["ask", "-k", "2", "--budget", "2", *FIXED, "--random-state", "0"]
+    out = {}
+    for name in ("rows.npz", "rows.npy"):
+        links = f"links_{name}.csv"
+        proc = subprocess.run(
+            [sys.executable, "-m", "smiclust", ask[0], name, *ask[1:], "--links",
+             links, "--quiet"],
+            input=answers, capture_output=True, text=True, cwd=tmp_path,
+            timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        out[name] = (proc.stdout.replace(links, "LINKS"),
+                     (tmp_path / links).read_text())
+    assert out["rows.npz"] == out["rows.npy"]
+    assert "Same cluster?" in out["rows.npz"][0]

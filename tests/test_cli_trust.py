@@ -235,6 +235,20 @@ def test_feature_scales_orders_of_magnitude_apart_suggest_standardize(work):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
 
 
+def test_column_std_of_sparse_data_equals_the_dense_std():
+    # the scale warning reads sparse DATA without making it dense
+    import scipy.sparse as sp
+
+    from smiclust.commands._fit_inputs import column_std
+
+    rng = np.random.RandomState(0)
+    dense = rng.normal(size=(30, 5)) * [1e4, 1.0, 0.0, 3.0, 1e-3]
+    dense[rng.random_sample(dense.shape) < 0.6] = 0.0
+    np.testing.assert_allclose(column_std(sp.csr_matrix(dense)),
+                               dense.std(axis=0), rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(column_std(dense), dense.std(axis=0))
+
+
 def test_one_cluster_is_trivial_warning(work):
     proc = cli("fit", "moons.npy", "-k", "1", "--quiet", "--n-neighbors", "5",
                cwd=work["dir"])

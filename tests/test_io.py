@@ -96,6 +96,45 @@ def test_read_table_npy(tmp_path):
     assert_array_equal(X, arr[:, [2, 0]])
 
 
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_read_table_sparse_npz(tmp_path, fmt):
+    import scipy.sparse as sp
+
+    path = str(tmp_path / "a.npz")
+    dense = np.array([[0, 2, 0, 1], [3, 0, 0, 0], [0, 0, 5, 4]], dtype=np.int64)
+    matrix = sp.csr_matrix(dense).asformat(fmt)
+    sp.save_npz(path, matrix)
+    X, ids, names = read_table(path)
+    assert sp.isspmatrix_csr(X) and X.dtype == np.float64
+    assert_array_equal(X.toarray(), dense)
+    assert ids is None and names is None
+    X, _, _ = read_table(path, columns=[3, 0])
+    assert_array_equal(X.toarray(), dense[:, [3, 0]])
+    assert_array_equal(sp.load_npz(path).toarray(), dense)  # file as it was
+
+
+def _sparse_npz_bytes(matrix):
+    import scipy.sparse as sp
+
+    buf = io.BytesIO()
+    sp.save_npz(buf, matrix)
+    return buf.getvalue()
+
+
+def _npz_bytes(**arrays):
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _sparse_with(value):
+    import scipy.sparse as sp
+
+    m = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    m.data[1] = value
+    return m
+
+
 def test_read_table_parquet(tmp_path):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
@@ -153,7 +192,17 @@ def _npy_bytes(arr):
         ("nan.npy", _npy_bytes(np.array([[1.0, np.nan]])), {},
          r"row 0, column 1 \(0-based\): expected a finite"),
         ("ids.npy", _npy_bytes(np.ones((2, 2))), {"id_column": 0}, r"no id column"),
-        ("a.npz", b"PK\x03\x04", {}, r"npz archives are not supported"),
+        ("a.npz", b"PK\x03\x04", {}, r"not a \.npz archive \(not a zip file\)"),
+        ("dense.npz", _npz_bytes(x=np.ones((2, 2))), {},
+         r"expected a sparse matrix saved by scipy\.sparse\.save_npz; this \.npz "
+         r"archive holds 'x'"),
+        ("one.npz", _npy_bytes(np.ones((2, 2))), {}, r"not a \.npz archive"),
+        ("ids.npz", _sparse_npz_bytes(_sparse_with(1.0)), {"id_column": 0},
+         r"a sparse \.npz matrix has no id column"),
+        ("inf.npz", _sparse_npz_bytes(_sparse_with(np.inf)), {},
+         r"row 1, column 0 \(0-based\): expected a finite number, got inf"),
+        ("cols.npz", _sparse_npz_bytes(_sparse_with(1.0)), {"columns": ["x"]},
+         r"unknown column .x.: .* 0-based position"),
         ("bad.parquet", b"PAR1 not really", {}, r"not a readable Parquet file"),
     ],
 )

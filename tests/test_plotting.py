@@ -91,6 +91,27 @@ def test_pca_of_array_and_given_coordinates(fitted, ax):
     assert_allclose(Z[:, 1], 0)
 
 
+def test_sparse_data_pca_equals_the_dense_pca():
+    # scikit-learn's PCA centres a sparse matrix implicitly: the same
+    # components (up to sign) and variance shares as the dense SVD
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(0)
+    dense = rng.normal(size=(40, 6)) * (rng.random_sample((40, 6)) < 0.4)
+    Z, names = embedding_2d(sp.csr_matrix(dense))
+    Zd, names_d = embedding_2d(dense)
+    assert names == names_d
+    assert_allclose(np.abs(Z), np.abs(Zd), atol=1e-8)
+    model = SMIClustering(2, n_neighbors=4, gamma=0.0, random_state=0).fit(
+        sp.csr_matrix(dense))
+    Zm, _ = embedding_2d(model, method="pca")
+    assert_allclose(np.abs(Zm), np.abs(Zd), atol=1e-8)
+    Z2, names2 = embedding_2d(sp.csr_matrix(dense[:, :2]))
+    assert_allclose(Z2, dense[:, :2]) and names2 == ("dimension 1", "dimension 2")
+    with pytest.raises(ValueError, match="needs a fitted model"):
+        embedding_2d(sp.csr_matrix(dense), method="eigenvectors")
+
+
 def test_single_cluster_model_uses_pca(ax):
     X = np.random.RandomState(0).normal(size=(30, 3))
     model = SMIClustering(1, n_neighbors=4, gamma=0.0, eta=0.0,

@@ -6,6 +6,7 @@ draw, and return the Axes; they never show or save a figure.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = ["plot_embedding", "embedding_2d"]
 
@@ -20,6 +21,10 @@ def _is_model(obj):
 
 
 def _pca_2d(X):
+    if sp.issparse(X):
+        if min(X.shape) > 2:
+            return _sparse_pca_2d(X)
+        X = X.toarray()  # two rows or columns at most
     X = np.asarray(X, dtype=np.float64)
     Xc = X - X.mean(axis=0)
     _, s, vt = np.linalg.svd(Xc, full_matrices=False)
@@ -34,14 +39,27 @@ def _pca_2d(X):
     return Z, tuple(names)
 
 
+def _sparse_pca_2d(X):
+    """PCA of a sparse ``X`` without densifying it: scikit-learn centres it
+    implicitly (ARPACK on the covariance operator)."""
+    from sklearn.decomposition import PCA
+
+    pca = PCA(2, svd_solver="arpack", random_state=0).fit(X)
+    ratio = pca.explained_variance_ratio_
+    names = tuple(f"PC {i + 1} ({100 * ratio[i]:.0f}% of variance)" for i in range(2))
+    return pca.transform(X), names
+
+
 def embedding_2d(model_or_embedding, *, method="auto"):
     """Two coordinates per sample to draw a clustering in.
 
     Parameters
     ----------
-    model_or_embedding : fitted SMIClustering or array-like of shape (n, d)
+    model_or_embedding : fitted SMIClustering or {array-like, sparse matrix} (n, d)
         A fitted model, or coordinates: ``d == 2`` is used as is, ``d == 1``
-        is drawn against 0, ``d > 2`` is reduced by PCA.
+        is drawn against 0, ``d > 2`` is reduced by PCA (a sparse matrix, or
+        a model fitted on one, by scikit-learn's PCA, which centres it
+        without making it dense).
     method : {"auto", "eigenvectors", "pca"}, default="auto"
         ``"eigenvectors"``: the two leading (sign-fixed) eigenvectors of a
         fitted model; ``"pca"``: the first two principal components of the
@@ -87,6 +105,13 @@ def embedding_2d(model_or_embedding, *, method="auto"):
             raise ValueError("The model keeps no training data to run PCA on; pass "
                              "the data array instead.")
         return _pca_2d(X)
+    if sp.issparse(model_or_embedding):
+        if method == "eigenvectors":
+            raise ValueError("method='eigenvectors' needs a fitted model, not an "
+                             "array.")
+        if model_or_embedding.shape[1] > 2:
+            return _pca_2d(model_or_embedding)
+        model_or_embedding = model_or_embedding.toarray()  # two columns at most
     Z = np.asarray(model_or_embedding, dtype=np.float64)
     if Z.ndim != 2 or Z.shape[0] == 0:
         raise ValueError("model_or_embedding must be a fitted model or a 2-d array "
@@ -148,7 +173,7 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
 
     Parameters
     ----------
-    model_or_embedding : fitted SMIClustering or array-like of shape (n, d)
+    model_or_embedding : fitted SMIClustering or {array-like, sparse matrix} (n, d)
         See :func:`embedding_2d`; e.g. the data ``X`` for a PCA view.
     labels : array-like of shape (n,), default=None
         Cluster of each sample (``-1``: none, drawn grey); by default the

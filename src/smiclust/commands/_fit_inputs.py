@@ -221,12 +221,25 @@ def read_inputs(args, options, rep):
 SCALE_RATIO_WARNING = 1e3
 
 
+def column_std(X):
+    """Standard deviation of every column of a dense or sparse ``X`` (never
+    densified), from the column means of ``X`` and of its square."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    if not sp.issparse(X):
+        return X.std(axis=0)
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    mean_sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+    return np.sqrt(np.maximum(mean_sq - mean**2, 0.0))
+
+
 def _warn_about_scales(X, names, rep):
     """Suggest --standardize when feature scales differ by orders of magnitude:
     the distances of the kernel are then those of the widest features."""
     import numpy as np
 
-    std = X.std(axis=0)
+    std = column_std(X)
     positive = np.flatnonzero(std > 0)
     if len(positive) < 2:
         return
@@ -367,8 +380,14 @@ def _standardize(inputs, rep):
     column near 1e308 overflowed to a zero column); z-scores do not change.
     """
     import numpy as np
+    import scipy.sparse as sp
 
     X, names = inputs.X, inputs.names
+    if sp.issparse(X):
+        raise _common.usage_error(
+            "--standardize centres every column, which would make the sparse "
+            "DATA dense; scale it before saving it (TF-IDF rows are already "
+            "normalised) or give a dense file")
     peak = np.abs(X).max(axis=0)
     peak = np.where(peak > 0, peak, 1.0)
     X = X / peak

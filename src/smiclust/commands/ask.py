@@ -189,6 +189,7 @@ def _check_options(args):
 def _read_data(args, rep):
     """``(X for the model, X as read, ids, names)``, checked."""
     import numpy as np
+    import scipy.sparse as sp
 
     from .. import io
     from ._fit_inputs import _split_columns, _standardize
@@ -214,12 +215,23 @@ def _read_data(args, rep):
         raise _common.usage_error(
             f"--n-neighbors must be smaller than the number of rows ({n}); got "
             f"{max(t_values)}")
-    shown = X
+    shown = _DenseRows(X) if sp.issparse(X) else X
     if args.standardize:
         scaled = argparse.Namespace(X=X, names=names, scaler=None)
         _standardize(scaled, rep)
         X = scaled.X
     return X, shown, ids, names
+
+
+class _DenseRows:
+    """The rows of a sparse ``X``, each made dense when it is shown (one row
+    at a time; the matrix stays sparse)."""
+
+    def __init__(self, X):
+        self.X = X
+
+    def __getitem__(self, i):
+        return self.X[i].toarray().ravel()
 
 
 # ---------------------------------------------------------------------------
@@ -380,8 +392,6 @@ class Session:
 
     def __init__(self, args, X, shown, ids, id_name, names, answers, rep, *,
                  stdin=None, stdout=None):
-        import numpy as np
-
         self.args = args
         self.X, self.shown, self.ids, self.id_name = X, shown, ids, id_name
         self.names = names
@@ -390,7 +400,8 @@ class Session:
         self.rep = rep
         self.stdin = sys.stdin if stdin is None else stdin
         self.stdout = sys.stdout if stdout is None else stdout
-        self.low, self.high = float(np.min(shown)), float(np.max(shown))
+        source = shown.X if isinstance(shown, _DenseRows) else shown
+        self.low, self.high = float(source.min()), float(source.max())
         self.stopped = "budget"
         self.answered = None  # when the model's turn began (the last answer)
         self.fit_start = None  # when the final fit began (set by wrap_up)

@@ -14,7 +14,9 @@ must-links, cannot-links or partial labels are given, and write one cluster per
 input row, in input order.
 
 DATA is delimited text (CSV, TSV, white space; with or without a header line),
-a .npy array, or Parquet (needs pyarrow). An id column (--id-column) is not a
+a .npy array, a sparse matrix saved by scipy.sparse.save_npz (.npz, e.g. TF-IDF
+rows; kept sparse, so --standardize is refused), or Parquet (needs pyarrow).
+An id column (--id-column) is not a
 feature: it is copied to the output, and link and label files may refer to rows
 by id instead of by 0-based row index.
 """
@@ -140,7 +142,7 @@ weight_arg = _grid_arg("a number", float, 0.0)
 def add_data_arguments(parser, *, k_help):
     """DATA and -k/--n-clusters (shared by fit and ask)."""
     parser.add_argument("data", metavar="DATA",
-                        help="data file: .csv/.tsv/.txt, .npy or .parquet")
+                        help="data file: .csv/.tsv/.txt, .npy, sparse .npz or .parquet")
     parser.add_argument("-k", "--n-clusters", type=positive_int, required=True,
                         metavar="N", help=k_help)
 
@@ -177,7 +179,8 @@ def add_model_arguments(parser):
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "fit",
-        help="cluster a data file (CSV, .npy, Parquet), with links from files",
+        help="cluster a data file (CSV, .npy, sparse .npz, Parquet), with links "
+             "from files",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -37,7 +37,7 @@ def add_parser(subparsers):
     )
     p.add_argument("model", metavar="MODEL", help="model file from 'fit --save'")
     p.add_argument("data", metavar="DATA",
-                   help="data file: .csv/.tsv/.txt, .npy or .parquet")
+                   help="data file: .csv/.tsv/.txt, .npy, sparse .npz or .parquet")
     inp = p.add_argument_group("input")
     _common.add_table_arguments(
         inp, id_default_help="the one used at fit time; '' for none",

@@ -1,4 +1,7 @@
-"""Data matrices, with optional row ids, from text, ``.npy`` or Parquet files."""
+"""Data matrices, with optional row ids, from text, ``.npy``, sparse ``.npz``
+or Parquet files."""
+
+import zipfile
 
 import numpy as np
 
@@ -25,8 +28,10 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
     Parameters
     ----------
     path : str or path-like
-        ``.npy`` (a 2-d numeric array), ``.parquet``/``.pq`` (numeric columns;
-        needs pyarrow), anything else is read as delimited text: comma, tab,
+        ``.npy`` (a 2-d numeric array), ``.npz`` (a sparse matrix saved by
+        :func:`scipy.sparse.save_npz`, e.g. TF-IDF rows; read as CSR and never
+        made dense), ``.parquet``/``.pq`` (numeric columns; needs pyarrow),
+        anything else is read as delimited text: comma, tab,
         semicolon or white space separated, sniffed from the first line (tab
         for ``.tsv``), UTF-8, blank lines skipped.
     id_column : str or int, default=None
@@ -45,13 +50,14 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features), dtype float64
-        Finite values; one row per data line, in file order.
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Finite float64 values; one row per data line, in file order (CSR for a
+        sparse ``.npz``).
     ids : ndarray of shape (n_samples,), dtype object, or None
         Row ids (str), ``None`` without an id column.
     feature_names : list of str or None
         Names of the feature columns, ``None`` when the file has none
-        (text without a header, ``.npy``).
+        (text without a header, ``.npy``, ``.npz``).
 
     Raises
     ------
@@ -72,8 +78,7 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
     if suffix in PARQUET_SUFFIXES:
         return _read_parquet_table(path, id_column=id_column, columns=columns)
     if suffix == ".npz":
-        raise ValueError(f"{path}: .npz archives are not supported; save one array "
-                         "with numpy.save (.npy)")
+        return _read_sparse_npz(path, id_column=id_column, columns=columns)
     return _read_text_table(path, id_column=id_column, header=header,
                             columns=columns, delimiter=delimiter)
 
@@ -231,6 +236,66 @@ def _check_ids(path, ids, where):
             )
         seen[value] = i
     return np.array(ids, dtype=object)
+
+
+def _read_sparse_npz(path, *, id_column, columns):
+    """A matrix saved by :func:`scipy.sparse.save_npz`, as float64 CSR."""
+    import scipy.sparse as sp
+
+    if id_column is not None:
+        raise ValueError(f"{path}: a sparse .npz matrix has no id column; use a "
+                         "CSV or Parquet file for row ids")
+    with open(path, "rb") as f:  # a missing file is an OSError, as elsewhere
+        is_zip = zipfile.is_zipfile(f)
+    if not is_zip:
+        raise ValueError(f"{path}: not a .npz archive (not a zip file); save a "
+                         "sparse matrix with scipy.sparse.save_npz")
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except OSError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"{path}: not a readable .npz archive "
+                         f"({one_line(exc) or type(exc).__name__})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"{path}: expected a sparse matrix saved by "
+                         "scipy.sparse.save_npz; this is a single array (name it "
+                         ".npy)")
+    with archive:
+        keys = set(archive.files)
+    if not {"format", "shape", "data"} <= keys:
+        raise ValueError(
+            f"{path}: expected a sparse matrix saved by scipy.sparse.save_npz; "
+            f"this .npz archive holds {_keys_text(keys)} (save one dense array "
+            "with numpy.save as .npy)")
+    try:
+        matrix = sp.load_npz(path)
+    except Exception as exc:
+        raise ValueError(f"{path}: not a readable sparse matrix "
+                         f"({one_line(exc) or type(exc).__name__})") from None
+    if matrix.dtype.kind not in "biuf":
+        raise ValueError(f"{path}: expected a numeric matrix, got dtype {matrix.dtype}")
+    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise ValueError(f"{path}: the matrix is empty (shape {matrix.shape})")
+    positions = _feature_positions(path, None, matrix.shape[1], None, columns)
+    X = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    if list(positions) != list(range(matrix.shape[1])):
+        X = X[:, positions]
+    X.sum_duplicates()
+    finite = np.isfinite(X.data)
+    if not finite.all():
+        k = int(np.flatnonzero(~finite)[0])
+        row = int(np.searchsorted(X.indptr, k, side="right") - 1)
+        raise ValueError(
+            f"{path}: row {row}, column {positions[X.indices[k]]} (0-based): "
+            f"expected a finite number, got {float(X.data[k])!r}"
+        )
+    return X, None, None
+
+
+def _keys_text(keys):
+    shown = sorted(keys)
+    return ", ".join(show(k) for k in shown[:6]) + (" ..." if len(shown) > 6 else "")
 
 
 def _read_npy_table(path, *, id_column, columns):
