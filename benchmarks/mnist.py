@@ -322,7 +322,9 @@ def main(argv=None):
                 print(json.dumps(record), flush=True)
                 records.append(record)
     if args.json:
-        with open(args.json, "w") as f:
+        from smiclust.io import atomic_write
+
+        with atomic_write(args.json) as f:
             json.dump({"prep": times, "records": records}, f, indent=1)
     print(f"\nload average at the end: {os.getloadavg()}")
     print(summary_table(records, prep_seconds))
