@@ -1,13 +1,12 @@
 """Fuzz ``smiclust fit`` with malformed files of every input format.
 
-Each input format (CSV, TSV, ``.npy``, Parquet, link file, label file) is
-broken in the usual ways: truncated, random bytes, wrong widths, NaN, huge
-numbers, empty, header only. Every case must end with status 0 or 2 (never an
-unexpected error, status 1), never print a traceback, and leave every input
-file byte for byte as it was. The cases run through one driver process that
-calls ``smiclust.cli.main`` (``test_cli.run_driver``; about 20 s in all), and
-a sample of them as real ``python -m smiclust`` processes.
-"""
+Each input format (CSV, TSV, ``.npy``, sparse ``.npz``, Parquet, link file,
+label file) is broken in the usual ways: truncated, random bytes, wrong widths,
+NaN, huge numbers, empty, header only. Every case must end with status 0 or 2
+(never an unexpected error, status 1), never print a traceback, and leave every
+input file byte for byte as it was. The cases run through one driver process
+that calls ``smiclust.cli.main`` (``test_cli.run_driver``; about 20 s in all),
+and a sample of them as real ``python -m smiclust`` processes."""
 
 import hashlib
 import subprocess
@@ -15,6 +14,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from test_cli import run_driver
 
 N = 30
@@ -75,6 +75,28 @@ def _npy_bytes(array):
     return buf.getvalue()
 
 
+def _npz_bytes(**arrays):
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _sparse_npz_bytes(matrix, check=True):
+    """The bytes of ``scipy.sparse.save_npz``; ``check=False`` writes the
+    arrays as they are (an inconsistent matrix that save_npz would refuse)."""
+    import io
+
+    if not check:
+        return _npz_bytes(format=np.array("csr"), shape=np.array(matrix.shape),
+                          data=matrix.data, indices=matrix.indices,
+                          indptr=matrix.indptr)
+    buf = io.BytesIO()
+    sp.save_npz(buf, matrix)
+    return buf.getvalue()
+
+
 def _parquet_bytes(columns):
     import io
 
@@ -122,6 +144,21 @@ def _cases(d):
     }
     for kind, content in npy_variants.items():
         add(f"{kind.replace(' ', '_')}.npy", content, ["fit", "@", *FIT])
+    sparse = sp.csr_matrix(np.where(X > 0.5, X, 0.0))
+    bad_indptr = sparse.copy()
+    bad_indptr.indptr = bad_indptr.indptr[::-1].copy()
+    npz_variants = {
+        **_binary_mutations(_sparse_npz_bytes(sparse), rng),
+        "NaN": _sparse_npz_bytes(sparse.multiply(np.nan).tocsr()),
+        "huge": _sparse_npz_bytes(sparse * 1e308),
+        "dense arrays": _npz_bytes(x=X),
+        "bad indptr": _sparse_npz_bytes(bad_indptr, check=False),
+        "strings": _npz_bytes(format=np.array("csr"), shape=np.array([N, 2]),
+                              data=np.array(["a"] * 3), indices=np.arange(3),
+                              indptr=np.r_[0, np.full(N, 3)]),
+    }
+    for kind, content in npz_variants.items():
+        add(f"{kind.replace(' ', '_')}.npz", content, ["fit", "@", *FIT])
     try:
         parquet = _parquet_bytes({"id": ids, "x1": X[:, 0], "x2": X[:, 1]})
     except pytest.skip.Exception:
@@ -165,7 +202,7 @@ def fuzz(tmp_path_factory):
 
 def test_fuzz_has_every_format_and_mutation(fuzz):
     names = [name for name, _ in fuzz["cases"]]
-    for suffix in (".csv", ".tsv", ".npy"):
+    for suffix in (".csv", ".tsv", ".npy", ".npz"):
         assert sum(n.endswith(suffix) for n in names) >= 7
     assert sum(n.startswith("links_") for n in names) >= 7
     assert sum(n.startswith("labels_") for n in names) >= 7
