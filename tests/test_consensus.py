@@ -6,17 +6,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs
-from sklearn.metrics import adjusted_rand_score
 
 from smiclust import SMIClustering, sample_links
-from smiclust.consensus import (
-    align_labels,
-    best_per_neighbors,
-    eigenvector_kmeans,
-    vote_scores,
-)
+from smiclust.consensus import align_labels, best_per_neighbors, vote_scores
 from smiclust.constraints import link_violations
-from smiclust.utils import draw_seeds
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -44,30 +37,6 @@ def test_vote_scores_counts_aligned_labellings():
     assert_allclose(votes[[0, 1, 2, 4]], np.eye(3)[[0, 0, 1, 2]])
 
 
-def test_eigenvector_kmeans_clusters_the_unit_rows():
-    # rows in three directions at many lengths (and one zero row): scaled to
-    # unit length they are three points, which k-means finds whatever the
-    # lengths; the reference scales the rows by a loop
-    rng = np.random.RandomState(0)
-    directions = np.array([[1.0, 0.1, 0.0], [0.0, 1.0, 0.2], [0.3, 0.0, 1.0]])
-    truth = rng.randint(3, size=60)
-    vectors = directions[truth] * rng.uniform(0.01, 100.0, size=(60, 1))
-    vectors[7] = 0.0
-    labels = eigenvector_kmeans(vectors, 3, 0)
-    assert labels.dtype == np.intp and set(labels) <= {0, 1, 2}
-    keep = np.arange(60) != 7
-    assert adjusted_rand_score(truth[keep], labels[keep]) == 1.0
-    rows = np.array([v / np.linalg.norm(v) if np.linalg.norm(v) > 0 else v
-                     for v in vectors])
-    from sklearn.cluster import KMeans
-
-    expected = KMeans(3, n_init=4, random_state=0).fit_predict(rows)
-    assert_array_equal(labels, expected)
-    kept = vectors.copy()
-    eigenvector_kmeans(vectors, 3, 0)
-    assert_array_equal(vectors, kept)  # not modified in place
-
-
 def test_best_per_neighbors():
     t = np.array([1, 1, 2, 2, 2, 5])
     crit = np.array([0.1, 0.3, np.nan, 0.2, 0.2, np.nan])
@@ -82,9 +51,8 @@ def _problem(seed=0, n_links=40):
 
 def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t():
     """The fitted labels by hand: one fit per t at the best (gamma, eta) of
-    the search's results, each labelled by k-means on its row-normalised
-    eigenvectors, votes, the group labelling of the votes, and the linked
-    samples keep those labels."""
+    the search's results, votes, the group labelling of the votes, and the
+    linked samples keep those labels."""
     X, y, must, cannot = _problem()
     kw = dict(n_neighbors=[3, 5, 8], gamma=[0.0, 1.0], random_state=0,
               link_test_level=0, spreading=0)
@@ -93,7 +61,6 @@ def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t():
     )
     plain = SMIClustering(4, **kw).fit(X, must_link=must, cannot_link=cannot)
     r = plain.tuning_results_
-    solver_seed = draw_seeds(np.random.RandomState(0), 1)[0]  # the fit's first
     labellings = []
     for t in (3, 5, 8):
         at_t = np.flatnonzero(r["param_n_neighbors"] == t)
@@ -101,8 +68,7 @@ def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t():
         fit = SMIClustering(4, n_neighbors=t, gamma=float(r["param_gamma"][i]),
                             eta=float(r["param_eta"][i]), random_state=0,
                             link_test_level=0, spreading=0)
-        fit.fit(X, must_link=must, cannot_link=cannot)
-        labellings.append(eigenvector_kmeans(fit.eigenvectors_, 4, solver_seed))
+        labellings.append(fit.fit(X, must_link=must, cannot_link=cannot).labels_)
     first = vote_scores(labellings, plain.labels_, 4)
     votes = vote_scores(labellings, first.argmax(axis=1), 4)
     # the same partition as the group labelling of the votes

@@ -10,7 +10,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
-from .consensus import best_per_neighbors, eigenvector_kmeans, vote_scores
+from .consensus import best_per_neighbors, vote_scores
 from .constraints import (
     ConstraintConflictWarning,
     check_constraints,
@@ -226,7 +226,6 @@ class SMIClustering(BaseLinkClustering):
         Beyond the paper, with ``links="closure"``, ``n_neighbors`` searched
         and ``n_clusters >= 3``: the labels are the vote of the best
         candidate (by the criterion) of every ``n_neighbors`` of the search,
-        each labelled by k-means on its row-normalised eigenvectors and
         aligned to the chosen one (:mod:`smiclust.consensus`; one more solve
         per ``n_neighbors``); the closed links' group labelling and the
         spreading read the votes as scores, and new samples take their
@@ -235,8 +234,7 @@ class SMIClustering(BaseLinkClustering):
         candidates of different ``n_neighbors`` are different cuts and their
         vote would be a cut none of them made. Measured in
         docs/beyond-the-paper/research-notes.md ("Consensus over
-        n_neighbors", "The vote only with three clusters or more", "k-means
-        labellings in the vote").
+        n_neighbors", "The vote only with three clusters or more").
     indicator_rotation : bool, default=False
         Beyond the paper (an option, not the default), with
         ``links="closure"`` and ``n_clusters >= 3``:
@@ -672,12 +670,11 @@ default=None
             params = (int(r["param_n_neighbors"][i]), float(r["param_gamma"][i]),
                       float(r["param_eta"][i]))
             if i == search.best_index:
-                vectors = solution.eigenvectors
-            else:
-                K_t = local_scaling_kernel_from_neighbors(graph, params[0])
-                vectors = self._solve(K_t, links, c, *params[1:],
-                                      solver_seed).eigenvectors
-            labellings.append(eigenvector_kmeans(vectors, c, solver_seed))
+                labellings.append(solution.labels)
+                continue
+            K_t = local_scaling_kernel_from_neighbors(graph, params[0])
+            labellings.append(self._solve(K_t, links, c, *params[1:],
+                                          solver_seed).labels)
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:

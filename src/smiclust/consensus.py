@@ -6,11 +6,7 @@ labelling's quality, while the candidates' errors differ from one ``t`` to
 the next. Their vote averages the errors out:
 
 1. For every ``t`` of the search, the candidate of the largest criterion at
-   that ``t`` (:func:`best_per_neighbors`) gives a labelling: k-means on its
-   ``c`` eigenvectors with every row scaled to unit length
-   (:func:`eigenvector_kmeans`, as Ng, Jordan & Weiss 2002 label spectral
-   embeddings) rather than the paper's argmax, which on many-class data
-   leaves samples in the cluster of whichever clipped score is largest.
+   that ``t`` (:func:`best_per_neighbors`) gives a labelling.
 2. Cluster numbers are arbitrary, so each labelling is matched to a reference
    (:func:`align_labels`: the one-to-one map of its clusters onto the
    reference's that keeps the most samples in place, by
@@ -27,12 +23,8 @@ paper's clipped scores. Pure functions on validated arrays.
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from sklearn.cluster import KMeans
 
-#: k-means restarts per labelling of :func:`eigenvector_kmeans`.
-KMEANS_N_INIT = 4
-
-__all__ = ["best_per_neighbors", "eigenvector_kmeans", "align_labels", "vote_scores"]
+__all__ = ["best_per_neighbors", "align_labels", "vote_scores"]
 
 
 def best_per_neighbors(n_neighbors, criterion):
@@ -59,32 +51,6 @@ def best_per_neighbors(n_neighbors, criterion):
         at_t = np.flatnonzero(n_neighbors == t)
         best.append(at_t[np.argmax(crit[at_t])])
     return np.asarray(best, dtype=np.intp)
-
-
-def eigenvector_kmeans(eigenvectors, n_clusters, random_state):
-    r"""k-means labels of the rows of ``eigenvectors`` scaled to unit length.
-
-    With :math:`\Phi` the ``n × c`` eigenvectors, the rows
-    :math:`\phi_i / \lVert\phi_i\rVert` (a row of zeros stays zero) are
-    clustered by k-means into ``n_clusters`` clusters
-    (:class:`sklearn.cluster.KMeans`, :data:`KMEANS_N_INIT` restarts).
-
-    Parameters
-    ----------
-    eigenvectors : ndarray of shape (n_samples, c)
-    n_clusters : int
-    random_state : int
-        Seeds k-means.
-
-    Returns
-    -------
-    labels : ndarray of shape (n_samples,)
-        ``0 .. n_clusters - 1``.
-    """
-    norms = np.linalg.norm(eigenvectors, axis=1, keepdims=True)
-    rows = eigenvectors / np.where(norms > 0, norms, 1.0)
-    model = KMeans(n_clusters, n_init=KMEANS_N_INIT, random_state=random_state)
-    return model.fit_predict(rows).astype(np.intp)
 
 
 def align_labels(labels, reference, n_clusters):
