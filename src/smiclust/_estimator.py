@@ -266,11 +266,7 @@ class SMIClustering(BaseLinkClustering):
         links do not, and the fit without links is returned (``links_ ==
         "ignored"``, with ``n_clusters="auto"`` chosen without links too;
         ``n_violations_`` and ``suspect_links_`` still count the given
-        links). Links that contradict themselves (a cannot-link inside a
-        must-link group: some are wrong, which correct links never are)
-        must prove themselves instead: they are kept only when the fit with
-        links is right more often at this level (``link_help_pvalue_``).
-        ``0`` never tests. Costs 6 searches of
+        links). ``0`` never tests. Costs 6 searches of
         ``n_neighbors`` with :data:`LINK_TEST_LSMI_CENTERS` (100) LSMI
         centres. Measured in docs/noisy-links.md.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
@@ -336,10 +332,6 @@ class SMIClustering(BaseLinkClustering):
     link_test_pvalue_ : float
         p-value of the link test (small: the data alone predict the held-out
         links better than the links do); NaN when it was not run.
-    link_help_pvalue_ : float
-        p-value of the same test the other way (small: the links predict the
-        held-out links better than the data alone); it decides for links
-        that contradict themselves. NaN when the test was not run.
     lsmi_ : float
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
@@ -582,17 +574,13 @@ default=None
         self._warn_unused_weights(inputs)
         seeds = (solver_seed, lsmi_seed)
         tested = self._tests_links(inputs, partial_labels)
-        self.link_test_pvalue_ = self.link_help_pvalue_ = float("nan")
+        self.link_test_pvalue_ = float("nan")
         self._fit_graph(inputs, links, graph, t_grid, seeds)
         if tested:
-            self.link_test_pvalue_, self.link_help_pvalue_ = self._link_test(
+            self.link_test_pvalue_ = self._link_test(
                 inputs, graph, t_grid, seeds, test_seed
             )
-            if _links_contradict(inputs, links):
-                set_aside = not self.link_help_pvalue_ < self.link_test_level
-            else:
-                set_aside = self.link_test_pvalue_ < self.link_test_level
-            if set_aside:
+            if self.link_test_pvalue_ < self.link_test_level:
                 no_links = replace(inputs, must_link=_NO_PAIRS, cannot_link=_NO_PAIRS)
                 if auto_c:  # the links chose c too: choose it without them
                     no_links = self._choose_n_clusters(no_links, graph, c_seed, 0)
@@ -720,9 +708,7 @@ default=None
         )
 
     def _link_test(self, inputs, graph, t_grid, seeds, test_seed):
-        """p-values of the held-out test of :mod:`smiclust.link_test`, that
-        the data alone predict the held-out links better than the links, and
-        the other way: the fit
+        """p-value of the held-out test of :mod:`smiclust.link_test`: the fit
         without links against the fits on the links outside each fold
         (``n_neighbors`` searched at the chosen ``gamma`` and ``eta``). Both
         choose ``n_neighbors`` by LSMI with :data:`LINK_TEST_LSMI_CENTERS`
@@ -766,11 +752,9 @@ default=None
                  f"links right {must_right.sum() + cannot_right.sum()} with links, "
                  f"{without_m.sum() + without_c.sum()} without, of "
                  f"{len(must) + len(cannot)}")
-        with_links = np.r_[must_right, cannot_right]
-        without = np.r_[without_m, without_c]
-        units = np.r_[folds.must_unit, folds.cannot_unit]
-        return (sign_test_pvalue(with_links, without, units),
-                sign_test_pvalue(without, with_links, units))
+        return sign_test_pvalue(np.r_[must_right, cannot_right],
+                                np.r_[without_m, without_c],
+                                np.r_[folds.must_unit, folds.cannot_unit])
 
     def _score_links(self, inputs):
         """``n_violations_`` and ``suspect_links_``: the current labels and
@@ -1102,14 +1086,6 @@ def _link_set(inputs, mode):
         inputs.cannot_weight,
         groups,
     )
-
-
-def _links_contradict(inputs, links):
-    """Whether closed, unweighted links contradicted themselves (a
-    cannot-link inside a must-link group), so that :func:`_link_set` used
-    them softly as given."""
-    weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
-    return not weighted and links.groups is None and links.must_weight is not None
 
 
 def _cannot_clique_samples(inputs, groups=None):

@@ -366,16 +366,9 @@ def _fit(model, inputs, rep):
                  f"gamma={model.gamma_:g}, eta={model.eta_:g}, "
                  f"{inputs.n_violated(model.labels_)} of {sum(inputs.n_links)} "
                  "links violated")
-    if model.links_ == "ignored" and model.link_test_pvalue_ < model.link_test_level:
+    if model.links_ == "ignored":
         rep.progress(f"links set aside: the fit without links predicts held-out "
                      f"links better (p = {model.link_test_pvalue_:.3g} < "
-                     f"{model.link_test_level:g}); check the links, e.g. with "
-                     f"--suspect-links")
-    elif model.links_ == "ignored":
-        rep.progress(f"links set aside: they contradict each other (a cannot-link "
-                     f"inside a chain of must-links) and do not predict held-out "
-                     f"links better than the data alone (p = "
-                     f"{model.link_help_pvalue_:.3g}, not below "
                      f"{model.link_test_level:g}); check the links, e.g. with "
                      f"--suspect-links")
     if model.spread_from_ == "links":
@@ -435,8 +428,6 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "link_test_level": float(args.link_test_level),
         "link_test_pvalue": (None if math.isnan(model.link_test_pvalue_)
                              else float(model.link_test_pvalue_)),
-        "link_help_pvalue": (None if math.isnan(model.link_help_pvalue_)
-                             else float(model.link_help_pvalue_)),
         "link_agreement": (None if math.isnan(model.link_agreement_)
                            else round(float(model.link_agreement_), 6)),
         "tuned": tuned,
