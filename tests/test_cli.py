@@ -1021,3 +1021,26 @@ def test_sparse_npz_data_is_read_sparse_and_clustered_as_dense(tmp_path):
                      (tmp_path / links).read_text())
     assert out["rows.npz"] == out["rows.npy"]
     assert "Same cluster?" in out["rows.npz"][0]
+
+
+def test_contradictions_repair_on_the_command_line(tmp_path):
+    # a must-link chain 0-1-2 and a cannot-link 0-2: softened by default,
+    # repaired (closed again) with --contradictions repair
+    X, _ = make_moons(80, noise=0.05, random_state=0)
+    np.save(tmp_path / "x.npy", X)
+    (tmp_path / "must.csv").write_text("0,1\n1,2\n")
+    (tmp_path / "cannot.csv").write_text("0,2\n")
+    fit = ["fit", "x.npy", "-k", "2", *FIXED, "--must-link", "must.csv",
+           "--cannot-link", "cannot.csv", "--quiet", "--json"]
+    results = run_driver([fit + ["-o", "soft.csv"],
+                          fit + ["-o", "repair.csv", "--contradictions", "repair"],
+                          fit + ["-o", "bad.csv", "--contradictions", "drop"]],
+                         tmp_path)
+    soft, repair, bad = results
+    assert soft["rc"] == 0 and repair["rc"] == 0, (soft, repair)
+    summary = [json.loads(r["stdout"].strip().splitlines()[-1])["summary"]
+               for r in (soft, repair)]
+    assert summary[0]["links"] == "paper" and summary[0]["contradictions"] == "soften"
+    assert summary[1]["links"] == "closure" and summary[1]["contradictions"] == "repair"
+    assert bad["rc"] == 2 and "--contradictions" in bad["stderr"]
+    assert not (tmp_path / "bad.csv").exists()

@@ -344,3 +344,62 @@ def test_indicator_rotation_only_with_closed_links_and_three_or_more_clusters():
     assert not np.allclose(np.sort(b.eigenvalues_), np.sort(a.eigenvalues_))
     assert (b.predict(X) == b.labels_).mean() > 0.95
     assert_allclose(b.predict_proba(X).sum(axis=1), 1.0)
+
+
+def _one_typo(std, n_links, seed):
+    """Blobs, correct random links, and one contradiction: a must-link chain
+    a-b-c and a cannot-link a-c inside one class."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n_samples=150, centers=3, cluster_std=std, random_state=seed)
+    must, cannot = sample_links(y, n_links, random_state=seed)
+    a, b, c = np.flatnonzero(y == y[0])[:3]
+    return X, y, np.vstack([must, [[a, b], [b, c]]]), np.vstack([cannot, [[a, c]]])
+
+
+def test_repaired_contradictions_are_the_fit_on_the_kept_must_links():
+    from smiclust.link_groups import repaired_must_links
+
+    X, _, must, cannot = _one_typo(2.0, 80, 0)
+    fixed = dict(n_neighbors=5, gamma=1.0, eta=0.0, link_test_level=0,
+                 random_state=0)
+    repaired = SMIClustering(3, contradictions="repair", **fixed).fit(
+        X, must_link=must, cannot_link=cannot)
+    keep = repaired_must_links(must, cannot, len(X))
+    assert 0 < (~keep).sum() <= 2
+    by_hand = SMIClustering(3, **fixed).fit(X, must_link=must[keep],
+                                            cannot_link=cannot)
+    assert repaired.links_ == by_hand.links_ == "closure"
+    assert_array_equal(repaired.labels_, by_hand.labels_)
+    # the violations are those of every given link
+    assert repaired.n_violations_ == count_violations(repaired.labels_, must,
+                                                      cannot)
+    softened = SMIClustering(3, **fixed).fit(X, must_link=must, cannot_link=cannot)
+    assert softened.links_ == "paper"
+
+
+def test_one_typo_among_many_links_costs_little_when_repaired():
+    # one contradiction among 300 correct links: softening every link leaves
+    # little of their value, the repair keeps it
+    X, y, must, cannot = _one_typo(4.0, 300, 2)
+    soft = SMIClustering(3, random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    repair = SMIClustering(3, random_state=0, contradictions="repair").fit(
+        X, must_link=must, cannot_link=cannot)
+    assert adjusted_rand_score(y, repair.labels_) > 0.8
+    assert adjusted_rand_score(y, soft.labels_) < 0.5
+
+
+def test_repair_changes_nothing_without_contradictions():
+    X, y = make_moons(120, noise=0.08, random_state=0)
+    must, cannot = sample_links(y, 60, random_state=0)
+    a = SMIClustering(2, random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    b = SMIClustering(2, random_state=0, contradictions="repair").fit(
+        X, must_link=must, cannot_link=cannot)
+    assert_array_equal(a.labels_, b.labels_)
+
+
+@pytest.mark.parametrize("value", ["drop", None, 1])
+def test_bad_contradictions(value):
+    X, _ = make_moons(40, random_state=0)
+    with pytest.raises((ValueError, TypeError), match="contradictions"):
+        SMIClustering(2, contradictions=value).fit(X)

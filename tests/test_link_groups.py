@@ -20,6 +20,7 @@ from smiclust.link_groups import (
     groups_from_labels,
     link_groups,
     off_group_kernel,
+    repaired_must_links,
 )
 from smiclust.link_operator import GroupSMICOperator, dense_smic_matrix
 from smiclust.solver import LinkSet, solve_links, solve_smic, solve_smic_groups
@@ -295,3 +296,57 @@ def test_cannot_clique_of_partial_labels_is_one_group_per_class(n_classes):
     labels[: 4 * n_classes] = np.repeat(np.arange(n_classes), 4)
     groups = groups_from_labels(encode_partial_labels(labels))
     assert cannot_clique(groups).size == n_classes
+
+
+def _separates_every_cannot_link(must, cannot, n):
+    """True when no chain of ``must`` joins the two samples of a cannot-link
+    (union-find by hand)."""
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in must:
+        parent[find(i)] = find(j)
+    return all(find(i) != find(j) for i, j in cannot)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_repair_of_one_contradiction_removes_the_fewest_must_links(seed):
+    # one cannot-link inside a random must-link graph of 7 samples: the
+    # repair keeps the most must-links that leave its samples apart, as the
+    # enumeration of every subset finds
+    rng = np.random.default_rng(seed)
+    pairs = np.array(list(itertools.combinations(range(7), 2)))
+    must = pairs[rng.random(len(pairs)) < 0.35]
+    while _separates_every_cannot_link(must, [[0, 6]], 7):  # join 0 and 6
+        must = np.vstack([must, [[int(rng.integers(0, 6)), 6]]])
+    cannot = np.array([[0, 6]])
+    keep = repaired_must_links(must, cannot, 7)
+    assert _separates_every_cannot_link(must[keep], cannot, 7)
+    fewest = min(
+        k for k in range(len(must) + 1)
+        for removed in itertools.combinations(range(len(must)), k)
+        if _separates_every_cannot_link(np.delete(must, removed, axis=0), cannot, 7)
+    )
+    assert (~keep).sum() == fewest
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_repair_resolves_every_contradiction_and_spares_consistent_links(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, 40)
+    must, cannot = sample_links(y, 120, random_state=seed)
+    # flip a few links: contradictions appear
+    flip = rng.permutation(len(cannot))[:4]
+    must_noisy = np.vstack([must, cannot[flip]])
+    keep = repaired_must_links(must_noisy, cannot, 40)
+    assert _separates_every_cannot_link(must_noisy[keep], cannot, 40)
+    assert (~keep).sum() <= len(must_noisy)
+    # links that contradict nothing are returned whole
+    assert repaired_must_links(must, cannot, 40).all()
+    assert repaired_must_links(must, np.empty((0, 2), int), 40).all()
+    assert repaired_must_links(np.empty((0, 2), int), cannot, 40).shape == (0,)

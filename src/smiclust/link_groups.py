@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
 
 from .constraints import link_matrix
 from .labeling import row_probabilities
@@ -35,6 +35,7 @@ __all__ = [
     "group_block_weights",
     "group_labels",
     "cannot_clique",
+    "repaired_must_links",
 ]
 
 
@@ -100,10 +101,7 @@ def link_groups(must_link, cannot_link, n_samples):
     """
     must = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
     cannot = np.asarray(cannot_link, dtype=np.intp).reshape(-1, 2)
-    if len(must):
-        _, group = connected_components(link_matrix(must, n_samples), directed=False)
-    else:
-        group = np.arange(n_samples)
+    group = _must_link_components(must, n_samples)
     a, b = group[cannot[:, 0]], group[cannot[:, 1]]
     inside = a == b
     pairs = np.sort(np.column_stack([a[~inside], b[~inside]]), axis=1)
@@ -111,6 +109,83 @@ def link_groups(must_link, cannot_link, n_samples):
     return LinkGroups(
         group.astype(np.intp), pairs.astype(np.intp), int(np.count_nonzero(inside))
     )
+
+
+def repaired_must_links(must_link, cannot_link, n_samples):
+    r"""The must-links to keep so that no cannot-link falls inside a group.
+
+    A cannot-link :math:`(a, c)` whose samples a chain of must-links joins
+    contradicts the links: some of them are wrong. One contradiction at a
+    time, the must-links of a minimum :math:`a`-:math:`c` cut of the
+    must-link graph (unit capacity per link) are removed: the fewest links
+    whose removal separates :math:`a` from :math:`c`, found by maximum flow
+    (:func:`scipy.sparse.csgraph.maximum_flow`) and the samples still
+    reachable from :math:`a` in the residual graph. Each step separates its
+    pair for good, so at most one step per cannot-link is taken. The
+    cannot-links are all kept; links that contradict nothing are never
+    removed. Per contradiction the cut is the smallest; over several
+    contradictions the greedy sum need not be (the multicut problem is
+    NP-hard).
+
+    Parameters
+    ----------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Validated links; the cannot-links are the contradictions' witnesses.
+    n_samples : int
+
+    Returns
+    -------
+    keep : ndarray of bool of shape (n_must,)
+        The must-links kept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smiclust.link_groups import repaired_must_links
+    >>> must = np.array([[0, 1], [1, 2], [2, 3], [3, 4]])
+    >>> repaired_must_links(must, np.array([[0, 4]]), 5).sum()
+    np.int64(3)
+    """
+    must = np.asarray(must_link, dtype=np.intp).reshape(-1, 2)
+    cannot = np.asarray(cannot_link, dtype=np.intp).reshape(-1, 2)
+    keep = np.ones(len(must), dtype=bool)
+    for _ in range(len(cannot)):
+        kept = np.flatnonzero(keep)
+        pairs = must[kept]
+        group = _must_link_components(pairs, n_samples)
+        inside = np.flatnonzero(group[cannot[:, 0]] == group[cannot[:, 1]])
+        if inside.size == 0:
+            break
+        a, c = cannot[inside[0]]
+        reachable = _min_cut_side(pairs, int(a), int(c), n_samples)
+        keep[kept[reachable[pairs[:, 0]] != reachable[pairs[:, 1]]]] = False
+    return keep
+
+
+def _must_link_components(must, n_samples):
+    """Connected component of every sample in the must-link graph."""
+    if not len(must):
+        return np.arange(n_samples)
+    return connected_components(link_matrix(must, n_samples), directed=False)[1]
+
+
+def _min_cut_side(pairs, source, sink, n_samples):
+    """Samples on the source side of a minimum source-sink cut of the graph
+    with one unit of capacity per pair (both directions)."""
+    rows = np.r_[pairs[:, 0], pairs[:, 1]]
+    cols = np.r_[pairs[:, 1], pairs[:, 0]]
+    capacity = sp.csr_matrix(
+        (np.ones(rows.size, dtype=np.int32), (rows, cols)), shape=(n_samples,) * 2
+    )
+    capacity.sum_duplicates()
+    flow = maximum_flow(capacity, source, sink).flow
+    residual = (capacity - flow).tocsr()
+    residual.data[residual.data < 0] = 0
+    residual.eliminate_zeros()
+    side = np.zeros(n_samples, dtype=bool)
+    side[breadth_first_order(residual, source, directed=True,
+                             return_predecessors=False)] = True
+    return side
 
 
 def groups_from_labels(codes):

@@ -233,6 +233,14 @@ def add_parser(subparsers):
                             "eigenvectors within their span towards cluster "
                             "indicators before labelling (often better with "
                             "many clusters; off by default)")
+    model.add_argument("--contradictions", choices=("soften", "repair"),
+                       default="soften",
+                       help="links that contradict themselves (a cannot-link "
+                            "inside a chain of must-links): 'soften' uses every "
+                            "link softly as given (default; for many wrong "
+                            "links), 'repair' leaves out the fewest must-links "
+                            "that resolve each contradiction and closes the "
+                            "rest (for a few typos among many right links)")
     model.add_argument("--link-test-level", type=fraction_arg, default=0.05,
                        metavar="A",
                        help="significance level at which the links are set "
@@ -309,6 +317,7 @@ def _make_model(args):
         eta=args.eta, violation_penalty=args.violation_penalty,
         spreading=args.spreading, consensus=args.consensus,
         indicator_rotation=args.indicator_rotation,
+        contradictions=args.contradictions,
         link_test_level=args.link_test_level,
         random_state=args.random_state,
         n_jobs=args.n_jobs,
@@ -423,6 +432,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "violation_penalty": float(args.violation_penalty),
         "spreading": float(args.spreading),
         "consensus": bool(args.consensus),
+        "contradictions": args.contradictions,
         "indicator_rotation": bool(args.indicator_rotation),
         "spread_from": model.spread_from_,
         "link_test_level": float(args.link_test_level),
