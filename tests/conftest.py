@@ -1,4 +1,5 @@
 import importlib.util
+import io
 import os
 from pathlib import Path
 
@@ -18,6 +19,35 @@ def load_benchmark(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def npy_bytes(array):
+    """The bytes of ``numpy.save(array)``."""
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def npz_bytes(**arrays):
+    """The bytes of ``numpy.savez(**arrays)``."""
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def sparse_npz_bytes(matrix, check=True):
+    """The bytes of ``scipy.sparse.save_npz(matrix)``; ``check=False`` writes
+    the CSR arrays as they are (an inconsistent matrix that save_npz would
+    refuse)."""
+    import scipy.sparse as sp
+
+    if not check:
+        return npz_bytes(format=np.array("csr"), shape=np.array(matrix.shape),
+                         data=matrix.data, indices=matrix.indices,
+                         indptr=matrix.indptr)
+    buf = io.BytesIO()
+    sp.save_npz(buf, matrix)
+    return buf.getvalue()
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import npy_bytes, npz_bytes, sparse_npz_bytes
 from test_cli import run_driver
 
 N = 30
@@ -67,36 +68,6 @@ def _binary_mutations(raw, rng):
     }
 
 
-def _npy_bytes(array):
-    import io
-
-    buf = io.BytesIO()
-    np.save(buf, array)
-    return buf.getvalue()
-
-
-def _npz_bytes(**arrays):
-    import io
-
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    return buf.getvalue()
-
-
-def _sparse_npz_bytes(matrix, check=True):
-    """The bytes of ``scipy.sparse.save_npz``; ``check=False`` writes the
-    arrays as they are (an inconsistent matrix that save_npz would refuse)."""
-    import io
-
-    if not check:
-        return _npz_bytes(format=np.array("csr"), shape=np.array(matrix.shape),
-                          data=matrix.data, indices=matrix.indices,
-                          indptr=matrix.indptr)
-    buf = io.BytesIO()
-    sp.save_npz(buf, matrix)
-    return buf.getvalue()
-
-
 def _parquet_bytes(columns):
     import io
 
@@ -135,12 +106,12 @@ def _cases(d):
             add(f"{kind.replace(' ', '_')}.{fmt}", content,
                 ["fit", "@", "--id-column", "id", *FIT])
     npy_variants = {
-        **_binary_mutations(_npy_bytes(X), rng),
-        "NaN": _npy_bytes(np.where(np.arange(N * 2).reshape(N, 2) == 5, np.nan, X)),
-        "huge": _npy_bytes(X * 1e308),
-        "1-d": _npy_bytes(X[:, 0]),
-        "strings": _npy_bytes(X.astype(str)),
-        "header only": _npy_bytes(np.empty((0, 2))),
+        **_binary_mutations(npy_bytes(X), rng),
+        "NaN": npy_bytes(np.where(np.arange(N * 2).reshape(N, 2) == 5, np.nan, X)),
+        "huge": npy_bytes(X * 1e308),
+        "1-d": npy_bytes(X[:, 0]),
+        "strings": npy_bytes(X.astype(str)),
+        "header only": npy_bytes(np.empty((0, 2))),
     }
     for kind, content in npy_variants.items():
         add(f"{kind.replace(' ', '_')}.npy", content, ["fit", "@", *FIT])
@@ -148,12 +119,12 @@ def _cases(d):
     bad_indptr = sparse.copy()
     bad_indptr.indptr = bad_indptr.indptr[::-1].copy()
     npz_variants = {
-        **_binary_mutations(_sparse_npz_bytes(sparse), rng),
-        "NaN": _sparse_npz_bytes(sparse.multiply(np.nan).tocsr()),
-        "huge": _sparse_npz_bytes(sparse * 1e308),
-        "dense arrays": _npz_bytes(x=X),
-        "bad indptr": _sparse_npz_bytes(bad_indptr, check=False),
-        "strings": _npz_bytes(format=np.array("csr"), shape=np.array([N, 2]),
+        **_binary_mutations(sparse_npz_bytes(sparse), rng),
+        "NaN": sparse_npz_bytes(sparse.multiply(np.nan).tocsr()),
+        "huge": sparse_npz_bytes(sparse * 1e308),
+        "dense arrays": npz_bytes(x=X),
+        "bad indptr": sparse_npz_bytes(bad_indptr, check=False),
+        "strings": npz_bytes(format=np.array("csr"), shape=np.array([N, 2]),
                               data=np.array(["a"] * 3), indices=np.arange(3),
                               indptr=np.r_[0, np.full(N, 3)]),
     }

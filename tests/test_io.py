@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 import pytest
+from conftest import npy_bytes, npz_bytes, sparse_npz_bytes
 from numpy.testing import assert_allclose, assert_array_equal
 
 from smiclust.io import (
@@ -113,20 +114,6 @@ def test_read_table_sparse_npz(tmp_path, fmt):
     assert_array_equal(sp.load_npz(path).toarray(), dense)  # file as it was
 
 
-def _sparse_npz_bytes(matrix):
-    import scipy.sparse as sp
-
-    buf = io.BytesIO()
-    sp.save_npz(buf, matrix)
-    return buf.getvalue()
-
-
-def _npz_bytes(**arrays):
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    return buf.getvalue()
-
-
 def _sparse_with(value):
     import scipy.sparse as sp
 
@@ -144,12 +131,6 @@ def test_read_table_parquet(tmp_path):
     X, ids, names = read_table(path, id_column="id")
     assert_array_equal(X, [[1, 1], [2, 2], [3, 3]])
     assert ids.tolist() == ["10", "11", "12"] and names == ["x", "n"]
-
-
-def _npy_bytes(arr):
-    buf = io.BytesIO()
-    np.save(buf, arr)
-    return buf.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -185,23 +166,23 @@ def _npy_bytes(arr):
         ("quote.csv", 'x,y\n1,"2\n', {}, r"malformed CSV"),
         ("quote2.csv", 'x,y\n1,"2"3\n', {}, r"line 2: malformed CSV"),
         ("bad.npy", b"\x93NUMPY garbage", {}, r"not a readable \.npy file"),
-        ("trunc.npy", _npy_bytes(np.ones((5, 3)))[:-7], {},
+        ("trunc.npy", npy_bytes(np.ones((5, 3)))[:-7], {},
          r"not a readable \.npy file"),
-        ("oned.npy", _npy_bytes(np.ones(5)), {}, r"expected a 2-d array"),
-        ("str.npy", _npy_bytes(np.array([["a", "b"]])), {}, r"expected a numeric"),
-        ("nan.npy", _npy_bytes(np.array([[1.0, np.nan]])), {},
+        ("oned.npy", npy_bytes(np.ones(5)), {}, r"expected a 2-d array"),
+        ("str.npy", npy_bytes(np.array([["a", "b"]])), {}, r"expected a numeric"),
+        ("nan.npy", npy_bytes(np.array([[1.0, np.nan]])), {},
          r"row 0, column 1 \(0-based\): expected a finite"),
-        ("ids.npy", _npy_bytes(np.ones((2, 2))), {"id_column": 0}, r"no id column"),
+        ("ids.npy", npy_bytes(np.ones((2, 2))), {"id_column": 0}, r"no id column"),
         ("a.npz", b"PK\x03\x04", {}, r"not a \.npz archive \(not a zip file\)"),
-        ("dense.npz", _npz_bytes(x=np.ones((2, 2))), {},
+        ("dense.npz", npz_bytes(x=np.ones((2, 2))), {},
          r"expected a sparse matrix saved by scipy\.sparse\.save_npz; this \.npz "
          r"archive holds 'x'"),
-        ("one.npz", _npy_bytes(np.ones((2, 2))), {}, r"not a \.npz archive"),
-        ("ids.npz", _sparse_npz_bytes(_sparse_with(1.0)), {"id_column": 0},
+        ("one.npz", npy_bytes(np.ones((2, 2))), {}, r"not a \.npz archive"),
+        ("ids.npz", sparse_npz_bytes(_sparse_with(1.0)), {"id_column": 0},
          r"a sparse \.npz matrix has no id column"),
-        ("inf.npz", _sparse_npz_bytes(_sparse_with(np.inf)), {},
+        ("inf.npz", sparse_npz_bytes(_sparse_with(np.inf)), {},
          r"row 1, column 0 \(0-based\): expected a finite number, got inf"),
-        ("cols.npz", _sparse_npz_bytes(_sparse_with(1.0)), {"columns": ["x"]},
+        ("cols.npz", sparse_npz_bytes(_sparse_with(1.0)), {"columns": ["x"]},
          r"unknown column .x.: .* 0-based position"),
         ("bad.parquet", b"PAR1 not really", {}, r"not a readable Parquet file"),
     ],
