@@ -223,15 +223,14 @@ SCALE_RATIO_WARNING = 1e3
 
 def column_std(X):
     """Standard deviation of every column of a dense or sparse ``X`` (never
-    densified), from the column means of ``X`` and of its square."""
+    densified: scikit-learn's ``mean_variance_axis`` for sparse input)."""
     import numpy as np
     import scipy.sparse as sp
+    from sklearn.utils.sparsefuncs import mean_variance_axis
 
     if not sp.issparse(X):
         return X.std(axis=0)
-    mean = np.asarray(X.mean(axis=0)).ravel()
-    mean_sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
-    return np.sqrt(np.maximum(mean_sq - mean**2, 0.0))
+    return np.sqrt(mean_variance_axis(X, axis=0)[1])
 
 
 def _warn_about_scales(X, names, rep):
