@@ -32,7 +32,7 @@ def _pca_2d(X):
     Z = Xc @ vt[:k].T
     var = s**2
     ratio = var / var.sum() if var.sum() > 0 else np.zeros_like(var)
-    names = [f"PC {i + 1} ({100 * ratio[i]:.0f}% of variance)" for i in range(k)]
+    names = [_pc_name(i, ratio) for i in range(k)]
     if k < 2:
         Z = np.column_stack([Z, np.zeros(Z.shape[0])])
         names.append("")
@@ -46,8 +46,12 @@ def _sparse_pca_2d(X):
 
     pca = PCA(2, svd_solver="arpack", random_state=0).fit(X)
     ratio = pca.explained_variance_ratio_
-    names = tuple(f"PC {i + 1} ({100 * ratio[i]:.0f}% of variance)" for i in range(2))
-    return pca.transform(X), names
+    return pca.transform(X), (_pc_name(0, ratio), _pc_name(1, ratio))
+
+
+def _pc_name(i, ratio):
+    """Axis name of principal component ``i`` with its share of variance."""
+    return f"PC {i + 1} ({100 * ratio[i]:.0f}% of variance)"
 
 
 def embedding_2d(model_or_embedding, *, method="auto"):
