@@ -143,6 +143,7 @@ def fit_method(method, Z, y_partial, seed):
         "eta": float(model.eta_),
         "n_candidates": int(model.n_candidates_),
         "spread_from": model.spread_from_,
+        "spreading": float(model.spreading_),
         "link_agreement": float(model.link_agreement_),
     }
     return model.labels_, details

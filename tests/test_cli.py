@@ -655,18 +655,21 @@ def test_fit_spreading_reaches_the_estimator(tmp_path):
     np.savetxt(tmp_path / "must.csv", must, fmt="%d", delimiter=",")
     np.savetxt(tmp_path / "cannot.csv", cannot, fmt="%d", delimiter=",")
     got = {}
-    for value in ("0", "0.5", "0.9"):
+    for value in ("0", "0.5", "0.9", "auto"):
         proc = cli("fit", "noisy.npy", "-k", "2", "--must-link", "must.csv",
                    "--cannot-link", "cannot.csv", *FIXED, "--spreading", value,
                    "--json", "--quiet", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout)
-        assert result["summary"]["spreading"] == float(value)
         got[value] = [a["cluster"] for a in result["assignments"]]
         model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0,
-                              spreading=float(value), random_state=0)
+                              spreading=value if value == "auto" else float(value),
+                              random_state=0)
         model.fit(X, must_link=must, cannot_link=cannot)
         assert got[value] == model.labels_.tolist()
+        # the weight used: the one given, or the one "auto" chose
+        assert result["summary"]["spreading"] == model.spreading_
+        assert model.spreading_ in ((0.5, 0.9) if value == "auto" else (float(value),))
     assert got["0"] != got["0.5"] != got["0.9"]
 
 

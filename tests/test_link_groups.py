@@ -350,3 +350,31 @@ def test_repair_resolves_every_contradiction_and_spares_consistent_links(seed):
     assert repaired_must_links(must, cannot, 40).all()
     assert repaired_must_links(must, np.empty((0, 2), int), 40).all()
     assert repaired_must_links(np.empty((0, 2), int), cannot, 40).shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_restricted_links_close_to_the_closure_among_the_kept_samples(seed):
+    from smiclust.link_groups import closed_links, restricted_links
+
+    rng = np.random.RandomState(seed)
+    n = 30
+    must = rng.randint(0, n, size=(18, 2))
+    must = must[must[:, 0] != must[:, 1]]
+    cannot = rng.randint(0, n, size=(10, 2))
+    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
+    groups = link_groups(must, cannot, n)
+    keep = rng.rand(n) < 0.6
+    got_must, got_cannot = restricted_links(groups, keep)
+    assert keep[got_must].all() and keep[got_cannot].all()
+    assert (got_must[:, 0] < got_must[:, 1]).all()
+    assert (got_cannot[:, 0] < got_cannot[:, 1]).all()
+    # the closure of the restricted links, pair by pair, against the full
+    # closure's pairs with both samples kept (contradicted cannot-links of
+    # the full closure are not kept, so neither is any pair of one group)
+    full_must, full_cannot = closed_links(groups)
+    expected_must = {tuple(p) for p in full_must if keep[p].all()}
+    expected_cannot = {tuple(p) for p in full_cannot if keep[p].all()}
+    again = link_groups(got_must, got_cannot, n)
+    m, c = closed_links(again)
+    assert {tuple(p) for p in m} == expected_must
+    assert {tuple(p) for p in c} == expected_cannot

@@ -292,3 +292,87 @@ def test_predict_follows_the_spread_labels_on_the_training_samples():
     responses = plain.predict(X)
     assert plain._spread is None and model._spread is not None
     assert np.mean(responses == plain.labels_) < np.mean(predicted == model.labels_)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_held_out_seed_agreement_equals_a_loop_over_the_relations(seed):
+    from smiclust.link_groups import link_groups
+    from smiclust.score_spreading import held_out_seed_agreement
+
+    rng = np.random.RandomState(seed)
+    n = 40
+    must = rng.randint(0, n, size=(25, 2))
+    must = must[must[:, 0] != must[:, 1]]
+    cannot = rng.randint(0, n, size=(15, 2))
+    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
+    groups = link_groups(must, cannot, n)
+    labels = rng.randint(0, 3, size=n)
+    held = rng.rand(n) < 0.3
+    train = ~held & (rng.rand(n) < 0.8)
+    right, unit = held_out_seed_agreement(labels, groups, held, train)
+    expected = []
+    for i in np.flatnonzero(held):
+        a = groups.group[i]
+        own = [j for j in range(n) if train[j] and groups.group[j] == a]
+        if own:
+            expected.append((i, labels[i] == labels[own[0]]))
+        for x, y in groups.cannot_pairs:
+            if a not in (x, y):
+                continue
+            b = y if a == x else x
+            other = [j for j in range(n) if train[j] and groups.group[j] == b]
+            if other:
+                expected.append((i, labels[i] != labels[other[0]]))
+    assert sorted(zip(unit.tolist(), right.tolist())) == sorted(
+        (int(i), bool(r)) for i, r in expected
+    )
+
+
+def _three_blobs_with_labels():
+    X, y = make_blobs(n_samples=150, centers=3, cluster_std=2.0, random_state=4)
+    partial = np.full(len(y), -1)
+    partial[::5] = y[::5]
+    return X, partial
+
+
+@pytest.mark.parametrize("level, alpha", [(1.01, 0.9), (0.0, 0.5)])
+def test_auto_spreading_is_the_fit_at_the_weight_it_chose(monkeypatch, level, alpha):
+    import smiclust._estimator as est
+
+    X, partial = _three_blobs_with_labels()
+    kw = dict(n_neighbors=6, gamma=1.0, random_state=0)
+    # a level above 1 takes 0.9 whatever the p-value, 0 never
+    monkeypatch.setattr(est, "AUTO_LEVEL", level)
+    auto = SMIClustering(3, **kw).fit(X, partial_labels=partial)
+    fixed = SMIClustering(3, spreading=alpha, **kw).fit(X, partial_labels=partial)
+    assert auto.spreading_ == alpha and fixed.spreading_ == alpha
+    assert 0.0 <= auto.spreading_pvalue_ <= 1.0
+    assert np.isnan(fixed.spreading_pvalue_)
+    np.testing.assert_array_equal(auto.labels_, fixed.labels_)
+    np.testing.assert_allclose(auto.predict_proba(X), fixed.predict_proba(X))
+
+
+def test_auto_spreading_without_links_spreads_at_the_first_weight():
+    X, _ = _three_blobs_with_labels()
+    model = SMIClustering(3, n_neighbors=6, random_state=0).fit(X)
+    assert model.spreading_ == 0.5 and np.isnan(model.spreading_pvalue_)
+    plain = SMIClustering(3, n_neighbors=6, spreading=0.0, random_state=0).fit(X)
+    assert plain.spreading_ == 0.0 and plain.spread_from_ == "none"
+
+
+def test_auto_spreading_takes_the_larger_weight_where_held_out_seeds_need_it():
+    # twelve overlapping blobs, a fifth of the samples labelled: spreading the
+    # labels further (0.9) labels the held-out seeds better, and the rest too
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = make_blobs(3000, centers=12, cluster_std=3.0, random_state=0)
+    partial = np.full(len(y), -1)
+    labelled = np.random.RandomState(0).choice(len(y), 600, replace=False)
+    partial[labelled] = y[labelled]
+    free = partial < 0
+    kw = dict(n_neighbors=10, random_state=0)
+    auto = SMIClustering(12, **kw).fit(X, partial_labels=partial)
+    assert auto.spreading_ == 0.9 and auto.spreading_pvalue_ < 0.05
+    half = SMIClustering(12, spreading=0.5, **kw).fit(X, partial_labels=partial)
+    assert (adjusted_rand_score(y[free], auto.labels_[free])
+            > adjusted_rand_score(y[free], half.labels_[free]) + 0.01)

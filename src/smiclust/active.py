@@ -699,7 +699,8 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "random_state": check_random_state_param(),
         "verbose": [Interval(numbers.Integral, 0, None, closed="left"), bool],
         "links": [Options({"closure", "paper"})],
-        "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
+        "spreading": [Interval(numbers.Real, 0, 1, closed="left"),
+                      Options({"auto"})],
         "consensus": [bool],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
     }
@@ -715,7 +716,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         eta="auto",
         violation_penalty=1.0,
         links="closure",
-        spreading=0.5,
+        spreading="auto",
         consensus=True,
         link_test_level=0.0,
         neighbor_algorithm="auto",

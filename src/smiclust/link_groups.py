@@ -31,6 +31,7 @@ __all__ = [
     "link_groups",
     "groups_from_labels",
     "closed_links",
+    "restricted_links",
     "off_group_kernel",
     "group_block_weights",
     "group_labels",
@@ -237,6 +238,48 @@ def closed_links(groups):
     must = np.vstack(must + [np.empty((0, 2), np.intp)]).astype(np.intp)
     cannot = np.vstack(cannot + [np.empty((0, 2), np.intp)]).astype(np.intp)
     return _sorted_pairs(must), _sorted_pairs(cannot)
+
+
+def restricted_links(groups, keep):
+    """Few links whose closure is the closure of ``groups`` among the samples
+    in ``keep`` only.
+
+    Each group's kept samples are chained, and the first kept samples of two
+    cannot-linked groups are cannot-linked, so that leaving samples out of a
+    closure (for held-out folds) never splits a group whose links ran through
+    them.
+
+    Parameters
+    ----------
+    groups : LinkGroups
+    keep : ndarray of bool of shape (n_samples,)
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+        Pairs of kept samples, canonical (``i < j``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from smiclust.link_groups import link_groups, restricted_links
+    >>> g = link_groups(np.array([[0, 1], [1, 2]]), np.array([[2, 3]]), 4)
+    >>> m, c = restricted_links(g, np.array([True, False, True, True]))
+    >>> m.tolist(), c.tolist()
+    ([[0, 2]], [[0, 3]])
+    """
+    kept = np.flatnonzero(keep)
+    kept = kept[np.argsort(groups.group[kept], kind="stable")]
+    group = groups.group[kept]
+    chained = group[1:] == group[:-1]
+    must = np.column_stack([kept[:-1][chained], kept[1:][chained]])
+    first = np.full(groups.n_groups, -1, dtype=np.intp)
+    starts = np.r_[True, ~chained] if kept.size else np.zeros(0, dtype=bool)
+    first[group[starts]] = kept[starts]
+    a, b = first[groups.cannot_pairs[:, 0]], first[groups.cannot_pairs[:, 1]]
+    both = (a >= 0) & (b >= 0)
+    cannot = np.sort(np.column_stack([a[both], b[both]]), axis=1)
+    return must.reshape(-1, 2).astype(np.intp), cannot.reshape(-1, 2).astype(np.intp)
 
 
 def _sorted_pairs(pairs):

@@ -113,6 +113,11 @@ fraction_arg = _number_arg(float, "a number", lambda x: 0 <= x < 1,
                             "a number in [0, 1)")
 
 
+def spreading_arg(value):
+    """``auto`` or a number in [0, 1)."""
+    return "auto" if value.strip().lower() == "auto" else fraction_arg(value)
+
+
 def _grid_arg(kind, convert, low):
     def parse(value):
         text = value.strip().lower()
@@ -219,12 +224,13 @@ def add_parser(subparsers):
                             "violations / max violations (default: 1, the "
                             "paper's; larger trusts the links more, 0 ignores "
                             "them)")
-    model.add_argument("--spreading", type=fraction_arg, default=0.5,
+    model.add_argument("--spreading", type=spreading_arg, default="auto",
                        metavar="A",
                        help="weight of the neighbours when the rows in no link "
                             "take their labels: the final scores are spread "
-                            "over the kernel graph (default: 0.5; 0 keeps the "
-                            "eigenvector scores as they are)")
+                            "over the kernel graph (default: auto, 0.5 or 0.9 "
+                            "where held-out linked rows show 0.9 better; 0 "
+                            "keeps the eigenvector scores as they are)")
     model.add_argument("--no-consensus", dest="consensus", action="store_false",
                        help="label by the chosen candidate alone, not by the "
                             "vote of the best candidate of every n_neighbors")
@@ -430,7 +436,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
         "violation_penalty": float(args.violation_penalty),
-        "spreading": float(args.spreading),
+        "spreading": float(model.spreading_),
         "consensus": bool(args.consensus),
         "contradictions": args.contradictions,
         "indicator_rotation": bool(args.indicator_rotation),
