@@ -254,7 +254,7 @@ class SMIClustering(BaseLinkClustering):
         the linked samples in 5 folds, each fold's links closed over the
         other samples and solved again, its scores spread with both weights;
         0.9 when a one-sided sign test over the held-out samples finds their
-        labels respect their links more often at p < 0.05; about six more
+        labels respect their links more often at p < 0.05; five more
         solves). Not used when the links are used as given (``links_ ==
         "paper"`` with links). Measured in
         docs/beyond-the-paper/research-notes.md ("Score spreading",
