@@ -31,6 +31,7 @@ from .labeling import cluster_scores, row_probabilities
 from .link_groups import (
     cannot_clique,
     group_labels,
+    groups_from_labels,
     link_groups,
     repaired_must_links,
     restricted_links,
@@ -1158,15 +1159,9 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
 def _spanning_label_links(codes):
     """Few links with the same closure as the labels: a chain through each
     class, and one cannot-link between the first members of every two
-    classes."""
-    idx = np.flatnonzero(codes >= 0)
-    idx = idx[np.argsort(codes[idx], kind="stable")]
-    chained = codes[idx[1:]] == codes[idx[:-1]]
-    must = np.column_stack([idx[:-1][chained], idx[1:][chained]])
-    firsts = idx[np.r_[True, ~chained]] if idx.size else idx
-    i, j = np.triu_indices(firsts.size, k=1)
-    cannot = np.column_stack([firsts[i], firsts[j]])
-    return must.reshape(-1, 2), cannot.reshape(-1, 2)
+    classes (:func:`~smiclust.link_groups.restricted_links` of the labels'
+    groups, over the labelled samples)."""
+    return restricted_links(groups_from_labels(codes), codes >= 0)
 
 
 def _union_pairs(a, b):
