@@ -21,6 +21,14 @@ def load_benchmark(name):
     return module
 
 
+def random_links(rng, n_samples, n_must, n_cannot):
+    """``n_must`` then ``n_cannot`` random pairs drawn from ``rng`` among
+    ``n_samples`` samples, pairs of one sample dropped: ``(must, cannot)``."""
+    must = rng.randint(0, n_samples, size=(n_must, 2))
+    cannot = rng.randint(0, n_samples, size=(n_cannot, 2))
+    return must[must[:, 0] != must[:, 1]], cannot[cannot[:, 0] != cannot[:, 1]]
+
+
 def npy_bytes(array):
     """The bytes of ``numpy.save(array)``."""
     buf = io.BytesIO()

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import random_links
 from numpy.testing import assert_allclose, assert_array_equal
 
 from smiclust import sample_links
@@ -358,11 +359,7 @@ def test_restricted_links_close_to_the_closure_among_the_kept_samples(seed):
 
     rng = np.random.RandomState(seed)
     n = 30
-    must = rng.randint(0, n, size=(18, 2))
-    must = must[must[:, 0] != must[:, 1]]
-    cannot = rng.randint(0, n, size=(10, 2))
-    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
-    groups = link_groups(must, cannot, n)
+    groups = link_groups(*random_links(rng, n, 18, 10), n)
     keep = rng.rand(n) < 0.6
     got_must, got_cannot = restricted_links(groups, keep)
     assert keep[got_must].all() and keep[got_cannot].all()

@@ -4,6 +4,7 @@ the estimator."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import random_links
 from sklearn.datasets import make_blobs, make_moons
 
 from smiclust import SMIClustering, local_scaling_kernel
@@ -301,11 +302,7 @@ def test_held_out_seed_agreement_equals_a_loop_over_the_relations(seed):
 
     rng = np.random.RandomState(seed)
     n = 40
-    must = rng.randint(0, n, size=(25, 2))
-    must = must[must[:, 0] != must[:, 1]]
-    cannot = rng.randint(0, n, size=(15, 2))
-    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
-    groups = link_groups(must, cannot, n)
+    groups = link_groups(*random_links(rng, n, 25, 15), n)
     labels = rng.randint(0, 3, size=n)
     held = rng.rand(n) < 0.3
     train = ~held & (rng.rand(n) < 0.8)
