@@ -196,6 +196,24 @@ def test_weights_without_the_links_they_weight_warn(params, links, match):
     assert model.eta_ == 0.0
 
 
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(gamma=1.0, eta=0.0), r"^gamma=1\.0 ignored: with n_clusters=1"),
+        (dict(gamma=0.0, eta=2.0), r"^eta=2\.0 ignored: with n_clusters=1"),
+        (dict(gamma=1.0, eta=2.0), r"^gamma=1\.0 and eta=2\.0 ignored"),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:.*more than n_clusters=1")
+def test_weights_with_one_cluster_warn(params, match):
+    X, _ = make_moons(n_samples=60, noise=0.05, random_state=0)
+    with pytest.warns(UserWarning, match=match) as record:
+        model = SMIClustering(1, n_neighbors=5, random_state=0, **params).fit(
+            X, must_link=[[0, 1]], cannot_link=[[2, 3]])
+    assert len([w for w in record if "ignored" in str(w.message)]) == 1
+    assert np.all(model.labels_ == 0)
+
+
 def test_weights_that_act_do_not_warn():
     import warnings
 

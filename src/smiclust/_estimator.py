@@ -884,6 +884,17 @@ default=None
         """Warn when a link weight the user set cannot act."""
         eta_set = self.eta != "auto" and any(e != 0 for e in as_grid(self.eta))
         gamma_set = self.gamma != "auto" and any(g != 0 for g in as_grid(self.gamma))
+        if inputs.n_clusters == 1 and (eta_set or gamma_set):
+            names = [f"{name}={getattr(self, name)!r}"
+                     for name, is_set in (("gamma", gamma_set), ("eta", eta_set))
+                     if is_set]
+            warnings.warn(
+                f"{' and '.join(names)} ignored: with n_clusters=1 every sample "
+                "is in the one cluster, whatever the link weights.",
+                UserWarning,
+                stacklevel=3,
+            )
+            return
         if inputs.n_clusters > 2 and eta_set:
             warnings.warn(
                 f"eta={self.eta!r} is ignored: the cannot-link weight is fixed at 0 "
