@@ -196,7 +196,7 @@ def test_duplicated_rows_zero_scale_is_floored():
 def test_every_row_duplicated_gives_components_warning():
     base = np.random.RandomState(2).normal(size=(20, 2))
     X = np.vstack([base, base, base])
-    with pytest.warns(UserWarning, match="20 connected components"):
+    with pytest.warns(UserWarning, match="The kNN graph has 20 connected components"):
         model = SMIClustering(2, n_neighbors=2, gamma=0.0, eta=0.0).fit(X)
     _assert_finite_model(model, X)
 

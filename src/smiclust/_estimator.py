@@ -1262,8 +1262,10 @@ def _graph_components(graph, inputs, *, warn):
     )
     n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
     if warn and c > 1 and n_components > c:
+        linked = len(inputs.must_link) + len(inputs.cannot_link) > 0
+        with_links = " (with links)" if linked else ""
         warnings.warn(
-            f"The kNN graph (with links) has {n_components} connected components, "
+            f"The kNN graph{with_links} has {n_components} connected components, "
             f"more than n_clusters={c}; clusters may follow the components. "
             "A larger n_neighbors joins them.",
             UserWarning,
