@@ -34,3 +34,60 @@ def test_approximate_neighbors_close_to_exact():
         [len(set(a) & set(b)) / 5 for a, b in zip(approx.indices, exact.indices)]
     )
     assert recall > 0.95
+
+
+def _distinct_row_neighbors_by_loop(X, k):
+    """Brute force: copy q of a row (copies numbered in sample order) lists
+    copy q + 1 of its own row (cyclically) when the row is repeated, then
+    copy q mod m_b of each other row b, nearest row first."""
+    n = X.shape[0]
+    keys = [tuple(row) for row in X]
+    copies = {}
+    for i, key in enumerate(keys):
+        copies.setdefault(key, []).append(i)
+    indices, distances = [], []
+    for i in range(n):
+        mine = copies[keys[i]]
+        q = mine.index(i)
+        own = [mine[(q + 1) % len(mine)]] if len(mine) > 1 else []
+        others = [key for key in copies if key != keys[i]]
+        d = np.array([np.linalg.norm(np.array(key) - X[i]) for key in others])
+        order = np.argsort(d, kind="stable")[: k - len(own)]
+        picked = own + [copies[others[o]][q % len(copies[others[o]])] for o in order]
+        indices.append(picked)
+        distances.append([0.0] * len(own) + list(d[order]))
+    return np.array(distances), np.array(indices)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_row_neighbors_match_a_loop(seed):
+    rng = np.random.RandomState(seed)
+    rows = rng.normal(size=(15, 3))
+    X = rows[rng.randint(0, 15, size=40)]  # about 13 distinct rows, many copies
+    k = 4
+    graph = nearest_neighbors(X, k, algorithm="exact", distinct_rows=True)
+    distances, indices = _distinct_row_neighbors_by_loop(X, k)
+    # continuous rows: no ties between distinct rows, the order is unique
+    np.testing.assert_allclose(graph.distances, distances, atol=1e-12)
+    np.testing.assert_array_equal(graph.indices, indices)
+
+
+def test_distinct_rows_change_nothing_without_duplicates():
+    X = np.random.RandomState(0).normal(size=(60, 4))
+    a = nearest_neighbors(X, 6, algorithm="exact")
+    b = nearest_neighbors(X, 6, algorithm="exact", distinct_rows=True)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.distances, b.distances)
+
+
+def test_distinct_rows_keep_repeated_rows_connected():
+    from scipy.sparse.csgraph import connected_components
+
+    from smiclust.kernels import local_scaling_kernel_from_neighbors
+
+    rng = np.random.RandomState(0)
+    X = np.repeat(rng.normal(size=(30, 2)), 8, axis=0)  # every row 8 times
+    for distinct, expected in ((False, 30), (True, 1)):
+        graph = nearest_neighbors(X, 5, algorithm="exact", distinct_rows=distinct)
+        K = local_scaling_kernel_from_neighbors(graph, 5)
+        assert connected_components(K, directed=False)[0] == expected
