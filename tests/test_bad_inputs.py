@@ -183,8 +183,7 @@ def test_duplicated_rows_zero_scale_is_floored():
     scale; every kernel value stays finite."""
     base = np.random.RandomState(1).normal(size=(30, 2))
     X = np.vstack([base, base[:5], base[:5], base[:5]])  # 5 rows with 3 copies
-    model = SMIClustering(2, n_neighbors=3, gamma=0.0, eta=0.0, random_state=0,
-                          links="paper")  # the default searches distinct rows
+    model = SMIClustering(2, n_neighbors=3, gamma=0.0, eta=0.0, random_state=0)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The kNN graph", UserWarning)
         model.fit(X)
@@ -195,27 +194,10 @@ def test_duplicated_rows_zero_scale_is_floored():
 
 
 def test_every_row_duplicated_gives_components_warning():
-    # the paper's 3SMIC keeps the samples' kNN: each row's copies are its
-    # neighbours, the graph falls apart, and the fit says so
     base = np.random.RandomState(2).normal(size=(20, 2))
     X = np.vstack([base, base, base])
-    with pytest.warns(UserWarning, match=r"The kNN graph has 20 connected components"):
-        model = SMIClustering(2, n_neighbors=2, gamma=0.0, eta=0.0,
-                              links="paper").fit(X)
-    _assert_finite_model(model, X)
-
-
-def test_every_row_duplicated_keeps_the_default_graph_whole():
-    # the default searches neighbours among distinct rows: one component,
-    # every copy of a row in its row's cluster
-    base = np.random.RandomState(2).normal(size=(20, 2))
-    X = np.vstack([base, base, base])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        model = SMIClustering(2, n_neighbors=5, gamma=0.0, eta=0.0).fit(X)
-    assert model.n_graph_components_ == 1
-    assert np.array_equal(model.labels_[:20], model.labels_[20:40])
-    assert np.array_equal(model.labels_[:20], model.labels_[40:])
+    with pytest.warns(UserWarning, match="The kNN graph has 20 connected components"):
+        model = SMIClustering(2, n_neighbors=2, gamma=0.0, eta=0.0).fit(X)
     _assert_finite_model(model, X)
 
 

@@ -9,7 +9,6 @@ pynndescent (extra ``ann``) for large inputs. Prior validation is assumed.
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
 __all__ = [
@@ -68,8 +67,7 @@ def resolve_algorithm(algorithm, n_samples):
 
 
 def nearest_neighbors(
-    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None,
-    distinct_rows=False,
+    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None
 ):
     """Search the ``n_neighbors`` nearest other samples of every sample.
 
@@ -92,33 +90,12 @@ def nearest_neighbors(
         Parallel jobs of the search (``None`` means 1).
     random_state : int, RandomState instance or None, default=None
         Seed of the approximate search.
-    distinct_rows : bool, default=False
-        Search among distinct rows, so that a row repeated ``n_neighbors``
-        times or more is not cut off from the rest by its own copies: each
-        copy of a row lists one other copy of its own row (at distance 0,
-        when the row is repeated), then, for each of the nearest other rows,
-        one of its copies, every one drawn uniformly with ``random_state``
-        (a random lift of the graph of the distinct rows: the joins are
-        spread over the copies, so no sample gathers the edges of a whole
-        row). Without exact duplicate rows (or with sparse ``X``, or with at
-        most ``n_neighbors`` distinct rows) the graph is that of the samples
-        and ``random_state`` is not used for it.
 
     Returns
     -------
     graph : NeighborGraph
         Memory ``O(n_samples * n_neighbors)``.
     """
-    if distinct_rows and not sp.issparse(X):
-        _, first, inverse = np.unique(
-            X, axis=0, return_index=True, return_inverse=True
-        )
-        if n_neighbors < first.size < X.shape[0]:
-            rows = nearest_neighbors(
-                X[first], n_neighbors, algorithm=algorithm, n_jobs=n_jobs,
-                random_state=random_state,
-            )
-            return _expand_rows(rows, first, inverse.ravel(), random_state)
     n_samples = X.shape[0]
     algorithm = resolve_algorithm(algorithm, n_samples)
     if algorithm == "exact":
@@ -135,36 +112,6 @@ def nearest_neighbors(
         "The 'algorithm' parameter of nearest_neighbors must be a str among "
         f"{{'auto', 'exact', 'approximate'}}. Got {algorithm!r} instead."
     )
-
-
-def _expand_rows(rows, first, inverse, random_state):
-    """Sample graph from the graph of the distinct rows (see
-    :func:`nearest_neighbors`, ``distinct_rows``): a random lift."""
-    from sklearn.utils import check_random_state
-
-    rng = check_random_state(random_state)
-    n = inverse.size
-    order = np.argsort(inverse, kind="stable")
-    counts = np.bincount(inverse, minlength=first.size)
-    starts = np.r_[0, np.cumsum(counts)[:-1]]
-    rank = np.empty(n, dtype=np.intp)
-    rank[order] = np.arange(n) - starts[inverse[order]]
-    nbr_rows = rows.indices[inverse]  # (n, k) row ids
-    draws = rng.random_sample(nbr_rows.shape)
-    copy = np.floor(draws * counts[nbr_rows]).astype(np.intp)
-    indices = order[starts[nbr_rows] + copy]
-    distances = rows.distances[inverse]
-    m = counts[inverse]
-    repeated = m > 1
-    other = (rank + 1 + np.floor(rng.random_sample(n) * np.maximum(m - 1, 1))) % m
-    own = order[starts[inverse] + other.astype(np.intp)]
-    distances = np.where(
-        repeated[:, None], np.column_stack([np.zeros(n), distances[:, :-1]]), distances
-    )
-    indices = np.where(
-        repeated[:, None], np.column_stack([own, indices[:, :-1]]), indices
-    )
-    return NeighborGraph(distances, indices, rows.algorithm)
 
 
 def _approximate_neighbors(X, n_neighbors, *, n_jobs=None, random_state=None):
