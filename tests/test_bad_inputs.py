@@ -196,7 +196,11 @@ def test_duplicated_rows_zero_scale_is_floored():
 def test_every_row_duplicated_gives_components_warning():
     base = np.random.RandomState(2).normal(size=(20, 2))
     X = np.vstack([base, base, base])
-    with pytest.warns(UserWarning, match="The kNN graph has 20 connected components"):
+    with pytest.warns(
+        UserWarning,
+        match=r"The kNN graph has 20 connected components.* 20 rows of X are "
+        r"repeated, up to 3 times.*n_neighbors of at least 3 joins them",
+    ):
         model = SMIClustering(2, n_neighbors=2, gamma=0.0, eta=0.0).fit(X)
     _assert_finite_model(model, X)
 
@@ -678,7 +682,8 @@ def test_local_scaling_kernel_extreme_scale(scale):
 def test_many_graph_components_warn_and_give_a_result():
     rng = np.random.RandomState(0)
     X = np.vstack([rng.normal(loc=20 * k, size=(5, 2)) for k in range(12)])
-    with pytest.warns(UserWarning, match="12 connected components, more than"):
+    with pytest.warns(UserWarning,
+                      match="12 connected components, more than.*A larger n_neighbors"):
         model = SMIClustering(2, n_neighbors=2, eigen_solver="arpack").fit(X)
     assert model.n_graph_components_ == 12
     _assert_finite_model(model, X)

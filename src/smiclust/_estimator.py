@@ -1267,11 +1267,26 @@ def _graph_components(graph, inputs, *, warn):
         warnings.warn(
             f"The kNN graph{with_links} has {n_components} connected components, "
             f"more than n_clusters={c}; clusters may follow the components. "
-            "A larger n_neighbors joins them.",
+            + _components_remedy(inputs.X),
             UserWarning,
             stacklevel=5,
         )
     return int(n_components)
+
+
+def _components_remedy(X):
+    """What joins the components: more neighbours, or, when rows are
+    repeated, as many neighbours as the largest number of copies."""
+    if not sp.issparse(X):
+        _, counts = np.unique(X, axis=0, return_counts=True)
+        if counts.max() > 1:
+            return (
+                f"{int(np.sum(counts > 1))} rows of X are repeated, up to "
+                f"{int(counts.max())} times, and the copies of a row are each "
+                "other's nearest neighbours: n_neighbors of at least "
+                f"{int(counts.max())} joins them, or keep one copy of each row."
+            )
+    return "A larger n_neighbors joins them."
 
 
 def _single_row(t, gamma, eta, n_violations, n_found):
