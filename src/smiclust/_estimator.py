@@ -955,7 +955,7 @@ default=None
         c = inputs.n_clusters
         self.affinity_matrix_ = solution.affinity
         self.n_graph_components_ = _graph_components(
-            solution.graph, inputs, warn=not t_chosen
+            solution.graph, inputs, params[0], warn=not t_chosen
         )
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
@@ -1251,7 +1251,7 @@ def _warn_if_rank_deficient(eigenvalues, c):
         )
 
 
-def _graph_components(graph, inputs, *, warn):
+def _graph_components(graph, inputs, n_neighbors, *, warn):
     """Number of connected components of the graph of ``K'`` and the links;
     with ``warn``, a warning when there are more than clusters."""
     n, c = graph.shape[0], inputs.n_clusters
@@ -1267,19 +1267,20 @@ def _graph_components(graph, inputs, *, warn):
         warnings.warn(
             f"The kNN graph{with_links} has {n_components} connected components, "
             f"more than n_clusters={c}; clusters may follow the components. "
-            + _components_remedy(inputs.X),
+            + _components_remedy(inputs.X, n_neighbors),
             UserWarning,
             stacklevel=5,
         )
     return int(n_components)
 
 
-def _components_remedy(X):
-    """What joins the components: more neighbours, or, when rows are
-    repeated, as many neighbours as the largest number of copies."""
+def _components_remedy(X, n_neighbors):
+    """What joins the components: more neighbours, or, when some row has more
+    copies than ``n_neighbors`` (they are then all each other's
+    neighbours), at least as many neighbours as it has copies."""
     if not sp.issparse(X):
         _, counts = np.unique(X, axis=0, return_counts=True)
-        if counts.max() > 1:
+        if counts.max() > n_neighbors:
             return (
                 f"{int(np.sum(counts > 1))} rows of X are repeated, up to "
                 f"{int(counts.max())} times, and the copies of a row are each "
