@@ -325,6 +325,24 @@ def test_held_out_seed_agreement_equals_a_loop_over_the_relations(seed):
     )
 
 
+def test_held_out_seed_agreement_scores_stacked_labellings_column_by_column():
+    from smiclust.link_groups import link_groups
+    from smiclust.score_spreading import held_out_seed_agreement
+
+    rng = np.random.RandomState(0)
+    n = 40
+    groups = link_groups(*random_links(rng, n, 25, 15), n)
+    labels = rng.randint(0, 3, size=(n, 2))
+    held = rng.rand(n) < 0.3
+    train = ~held
+    right, unit = held_out_seed_agreement(labels, groups, held, train)
+    assert right.shape == (unit.size, 2)
+    for k in range(2):
+        right_k, unit_k = held_out_seed_agreement(labels[:, k], groups, held, train)
+        np.testing.assert_array_equal(right[:, k], right_k)
+        np.testing.assert_array_equal(unit, unit_k)
+
+
 def _three_blobs_with_labels():
     X, y = make_blobs(n_samples=150, centers=3, cluster_std=2.0, random_state=4)
     partial = np.full(len(y), -1)

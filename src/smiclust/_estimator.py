@@ -1038,8 +1038,7 @@ default=None
         n, c = inputs.n_samples, inputs.n_clusters
         folds = link_folds(inputs.must_link, inputs.cannot_link, n, SPREADING_FOLDS,
                            np.random.RandomState(solver_seed))
-        right = {alpha: [] for alpha in AUTO_ALPHAS}
-        units = []
+        right, units = [], []
         for fold in range(folds.n_folds):
             held = folds.sample_fold == fold
             train = (folds.sample_fold >= 0) & ~held
@@ -1052,16 +1051,17 @@ default=None
             else:
                 scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
             seeded = ~unlinked_mask(n, must, cannot)
-            for alpha in AUTO_ALPHAS:
-                labels, _ = spread_labels(K, scores, solution.labels, seeded, alpha)
-                fold_right, fold_units = held_out_seed_agreement(labels, groups, held,
-                                                                 train)
-                right[alpha].append(fold_right)
+            labels = np.column_stack([
+                spread_labels(K, scores, solution.labels, seeded, alpha)[0]
+                for alpha in AUTO_ALPHAS
+            ])
+            fold_right, fold_units = held_out_seed_agreement(labels, groups, held,
+                                                             train)
+            right.append(fold_right)
             units.append(fold_units)
         first, second = AUTO_ALPHAS
-        pvalue = sign_test_pvalue(np.concatenate(right[first]),
-                                  np.concatenate(right[second]),
-                                  np.concatenate(units))
+        right = np.concatenate(right)
+        pvalue = sign_test_pvalue(right[:, 0], right[:, 1], np.concatenate(units))
         alpha = second if pvalue < AUTO_LEVEL else first
         if time.perf_counter() - start > 1.0:  # a step the user waits for
             progress(self.verbose, f"spreading {alpha} chosen by held-out seeds in "

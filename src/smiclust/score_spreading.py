@@ -287,8 +287,9 @@ def held_out_seed_agreement(labels, groups, held, train):
 
     Parameters
     ----------
-    labels : ndarray of shape (n_samples,)
-        A labelling (the fold's spread labels).
+    labels : ndarray of shape (n_samples,) or (n_samples, n_labellings)
+        A labelling (the fold's spread labels), or several side by side,
+        scored on the same items.
     groups : LinkGroups
         The closure of every link (not the fold's).
     held, train : ndarray of bool of shape (n_samples,)
@@ -296,7 +297,7 @@ def held_out_seed_agreement(labels, groups, held, train):
 
     Returns
     -------
-    right : ndarray of bool of shape (n_items,)
+    right : ndarray of bool of shape (n_items,) or (n_items, n_labellings)
     unit : ndarray of int of shape (n_items,)
         The held-out sample of each item.
     """
@@ -306,13 +307,13 @@ def held_out_seed_agreement(labels, groups, held, train):
     held_idx = np.flatnonzero(held)
     own = rep[groups.group[held_idx]]
     has = own >= 0
-    must_right = labels[held_idx[has]] == labels[own[has]]
     across = (groups.indicator[held_idx] @ groups.cannot_matrix).tocoo()
     other = rep[across.col]
     has_other = other >= 0
-    rows = held_idx[across.row[has_other]]
-    cannot_right = labels[rows] != labels[other[has_other]]
-    return (
-        np.r_[must_right, cannot_right].astype(bool),
-        np.r_[held_idx[has], rows].astype(np.intp),
-    )
+    unit = np.r_[held_idx[has], held_idx[across.row[has_other]]].astype(np.intp)
+    reference = np.r_[own[has], other[has_other]].astype(np.intp)
+    same = np.r_[np.ones(has.sum(), dtype=bool), np.zeros(has_other.sum(), dtype=bool)]
+    labels = np.asarray(labels)
+    if labels.ndim == 2:
+        same = same[:, None]
+    return (labels[unit] == labels[reference]) == same, unit
