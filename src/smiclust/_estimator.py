@@ -746,6 +746,11 @@ default=None
             rotate=self._rotates(n_clusters),
         )
 
+    def _neighbors_among_distinct_rows(self):
+        """The default searches neighbours among distinct rows (copies of a
+        row share its neighbours); the paper's 3SMIC, the kNN of the samples."""
+        return self.links == "closure"
+
     def _rotates(self, n_clusters):
         """Whether solves rotate their eigenvectors towards indicators."""
         return (self.indicator_rotation and self.links == "closure"

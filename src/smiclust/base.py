@@ -139,7 +139,14 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
             algorithm=self.neighbor_algorithm,
             n_jobs=self.n_jobs,
             random_state=seed,
+            distinct_rows=self._neighbors_among_distinct_rows(),
         )
+
+    def _neighbors_among_distinct_rows(self):
+        """Whether the neighbour search runs among distinct rows (see
+        :func:`~smiclust.neighbors.nearest_neighbors`); the samples' own kNN
+        here, as the published methods define it."""
+        return False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

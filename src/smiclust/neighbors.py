@@ -9,6 +9,7 @@ pynndescent (extra ``ann``) for large inputs. Prior validation is assumed.
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
 __all__ = [
@@ -67,7 +68,8 @@ def resolve_algorithm(algorithm, n_samples):
 
 
 def nearest_neighbors(
-    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None
+    X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None,
+    distinct_rows=False,
 ):
     """Search the ``n_neighbors`` nearest other samples of every sample.
 
@@ -90,12 +92,30 @@ def nearest_neighbors(
         Parallel jobs of the search (``None`` means 1).
     random_state : int, RandomState instance or None, default=None
         Seed of the approximate search.
+    distinct_rows : bool, default=False
+        Search among distinct rows: every copy of a row takes the
+        ``n_neighbors`` nearest *other rows* as its neighbours, each by its
+        first sample, so a row repeated ``n_neighbors`` times or more is not
+        cut off from the rest by its own copies. Copies of a row are not each
+        other's neighbours; they share all of theirs. Without exact duplicate
+        rows (or with sparse ``X``, or with at most ``n_neighbors`` distinct
+        rows) the graph is that of the samples.
 
     Returns
     -------
     graph : NeighborGraph
         Memory ``O(n_samples * n_neighbors)``.
     """
+    if distinct_rows and not sp.issparse(X):
+        _, first, inverse = np.unique(
+            X, axis=0, return_index=True, return_inverse=True
+        )
+        if n_neighbors < first.size < X.shape[0]:
+            rows = nearest_neighbors(
+                X[first], n_neighbors, algorithm=algorithm, n_jobs=n_jobs,
+                random_state=random_state,
+            )
+            return _expand_rows(rows, first, inverse.ravel())
     n_samples = X.shape[0]
     algorithm = resolve_algorithm(algorithm, n_samples)
     if algorithm == "exact":
@@ -112,6 +132,36 @@ def nearest_neighbors(
         "The 'algorithm' parameter of nearest_neighbors must be a str among "
         f"{{'auto', 'exact', 'approximate'}}. Got {algorithm!r} instead."
     )
+
+
+def _expand_rows(rows, first, inverse):
+    """Sample graph from the graph of the distinct rows (see
+    :func:`nearest_neighbors`, ``distinct_rows``)."""
+    distances = rows.distances[inverse]
+    indices = first[rows.indices[inverse]]
+    n = inverse.size
+    # the copy each sample of a repeated row takes first: the row's first
+    # sample, and for that one the row's second
+    order = np.argsort(inverse, kind="stable")
+    starts = np.r_[0, np.flatnonzero(np.diff(inverse[order])) + 1]
+    counts = np.diff(np.r_[starts, n])
+    own = np.full(n, -1, dtype=np.intp)
+    repeated = np.flatnonzero(counts > 1)
+    members = order[starts[repeated]]  # the first sample of each repeated row
+    partner = np.empty(n, dtype=np.intp)
+    partner[order] = order[starts[np.repeat(np.arange(counts.size), counts)]]
+    own[:] = partner
+    own[members] = order[starts[repeated] + 1]
+    has_copy = counts[inverse] > 1
+    distances = np.where(
+        has_copy[:, None],
+        np.column_stack([np.zeros(n), distances[:, :-1]]),
+        distances,
+    )
+    indices = np.where(
+        has_copy[:, None], np.column_stack([own, indices[:, :-1]]), indices
+    )
+    return NeighborGraph(distances, indices, rows.algorithm)
 
 
 def _approximate_neighbors(X, n_neighbors, *, n_jobs=None, random_state=None):
