@@ -194,6 +194,8 @@ def test_duplicated_rows_zero_scale_is_floored():
 
 
 def test_every_row_duplicated_gives_components_warning():
+    # the paper's 3SMIC keeps the samples' kNN: each row's copies are its
+    # neighbours, the graph falls apart, and the fit says why
     base = np.random.RandomState(2).normal(size=(20, 2))
     X = np.vstack([base, base, base])
     with pytest.warns(
@@ -201,7 +203,22 @@ def test_every_row_duplicated_gives_components_warning():
         match=r"The kNN graph has 20 connected components.* 20 rows of X are "
         r"repeated, up to 3 times.*n_neighbors of at least 3 joins them",
     ):
-        model = SMIClustering(2, n_neighbors=2, gamma=0.0, eta=0.0).fit(X)
+        model = SMIClustering(2, n_neighbors=2, gamma=0.0, eta=0.0,
+                              links="paper").fit(X)
+    _assert_finite_model(model, X)
+
+
+def test_every_row_duplicated_keeps_the_default_graph_whole():
+    # a third of the rows distinct: the default searches neighbours among
+    # distinct rows, the graph is one component and copies share a cluster
+    base = np.random.RandomState(2).normal(size=(20, 2))
+    X = np.vstack([base, base, base])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = SMIClustering(2, n_neighbors=5, gamma=0.0, eta=0.0).fit(X)
+    assert model.n_graph_components_ == 1
+    assert np.array_equal(model.labels_[:20], model.labels_[20:40])
+    assert np.array_equal(model.labels_[:20], model.labels_[40:])
     _assert_finite_model(model, X)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from smiclust.neighbors import nearest_neighbors
+from smiclust.neighbors import DISTINCT_ROWS_FRACTION, nearest_neighbors
 
 
 def test_exact_neighbors_match_brute_force():
@@ -34,3 +34,81 @@ def test_approximate_neighbors_close_to_exact():
         [len(set(a) & set(b)) / 5 for a, b in zip(approx.indices, exact.indices)]
     )
     assert recall > 0.95
+
+
+def _distinct_row_neighbors_by_loop(X, k):
+    """Brute force: one copy of a sample's own row when it has one (the row's
+    first sample, or the second for the first), then the nearest other rows,
+    each by its first sample, nearest first."""
+    n = X.shape[0]
+    keys = [tuple(row) for row in X]
+    first_of = {}
+    for i, key in enumerate(keys):
+        first_of.setdefault(key, i)
+    rows = sorted(first_of.values())
+    indices, distances = [], []
+    for i in range(n):
+        copies = [j for j in range(n) if keys[j] == keys[i] and j != i]
+        own = []
+        if copies:
+            own = [first_of[keys[i]] if first_of[keys[i]] != i else copies[0]]
+        others = [r for r in rows if keys[r] != keys[i]]
+        d = np.linalg.norm(X[others] - X[i], axis=1)
+        order = np.argsort(d, kind="stable")
+        picked = own + [others[o] for o in order][: k - len(own)]
+        indices.append(picked)
+        distances.append([0.0] * len(own) + list(d[order][: k - len(own)]))
+    return np.array(distances), np.array(indices)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_row_neighbors_match_a_loop(seed):
+    rng = np.random.RandomState(seed)
+    rows = rng.normal(size=(15, 3))
+    X = rows[rng.randint(0, 15, size=40)]  # about 13 distinct rows of 40
+    k = 4
+    graph = nearest_neighbors(X, k, algorithm="exact", distinct_rows=True)
+    distances, indices = _distinct_row_neighbors_by_loop(X, k)
+    # continuous rows: no ties between distinct rows, the order is unique
+    np.testing.assert_allclose(graph.distances, distances, atol=1e-12)
+    np.testing.assert_array_equal(graph.indices, indices)
+
+
+@pytest.mark.parametrize("n_copies", [0, 5, 30])
+def test_distinct_rows_change_nothing_when_most_rows_are_distinct(n_copies):
+    # 60 distinct rows and n_copies copies of the first (up to 2 / 3 of the
+    # samples distinct): the graph of the samples, copies included
+    base = np.random.RandomState(0).normal(size=(60, 4))
+    X = np.vstack([base, np.repeat(base[:1], n_copies, axis=0)])
+    assert np.unique(X, axis=0).shape[0] > DISTINCT_ROWS_FRACTION * X.shape[0]
+    a = nearest_neighbors(X, 6, algorithm="exact")
+    b = nearest_neighbors(X, 6, algorithm="exact", distinct_rows=True)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.distances, b.distances)
+
+
+def test_distinct_rows_from_half_the_samples_distinct():
+    # exactly half of the samples distinct: the search runs among the rows
+    base = np.random.RandomState(1).normal(size=(30, 2))
+    X = np.vstack([base, base])
+    rows = nearest_neighbors(X, 3, algorithm="exact", distinct_rows=True)
+    # each sample's copy first (the second sample of the row for the first),
+    np.testing.assert_array_equal(rows.indices[:30, 0], np.arange(30, 60))
+    np.testing.assert_array_equal(rows.indices[30:, 0], np.arange(30))
+    # then its row's nearest other rows, by their first samples
+    nearest_rows = nearest_neighbors(base, 2, algorithm="exact").indices
+    np.testing.assert_array_equal(rows.indices[:30, 1:], nearest_rows)
+    np.testing.assert_array_equal(rows.indices[30:, 1:], nearest_rows)
+
+
+def test_distinct_rows_keep_repeated_rows_connected():
+    from scipy.sparse.csgraph import connected_components
+
+    from smiclust.kernels import local_scaling_kernel_from_neighbors
+
+    rng = np.random.RandomState(0)
+    X = np.repeat(rng.normal(size=(30, 2)), 8, axis=0)  # every row 8 times
+    for distinct, expected in ((False, 30), (True, 1)):
+        graph = nearest_neighbors(X, 5, algorithm="exact", distinct_rows=distinct)
+        K = local_scaling_kernel_from_neighbors(graph, 5)
+        assert connected_components(K, directed=False)[0] == expected

@@ -747,8 +747,9 @@ default=None
         )
 
     def _neighbors_among_distinct_rows(self):
-        """The default searches neighbours among distinct rows (copies of a
-        row share its neighbours); the paper's 3SMIC, the kNN of the samples."""
+        """The default searches neighbours among distinct rows when most
+        rows are copies (:data:`~smiclust.neighbors.DISTINCT_ROWS_FRACTION`);
+        the paper's 3SMIC, the kNN of the samples."""
         return self.links == "closure"
 
     def _rotates(self, n_clusters):
