@@ -155,13 +155,10 @@ def _expand_rows(rows, first, inverse):
     order = np.argsort(inverse, kind="stable")
     starts = np.r_[0, np.flatnonzero(np.diff(inverse[order])) + 1]
     counts = np.diff(np.r_[starts, n])
-    own = np.full(n, -1, dtype=np.intp)
+    own = np.empty(n, dtype=np.intp)
+    own[order] = order[starts[np.repeat(np.arange(counts.size), counts)]]
     repeated = np.flatnonzero(counts > 1)
-    members = order[starts[repeated]]  # the first sample of each repeated row
-    partner = np.empty(n, dtype=np.intp)
-    partner[order] = order[starts[np.repeat(np.arange(counts.size), counts)]]
-    own[:] = partner
-    own[members] = order[starts[repeated] + 1]
+    own[order[starts[repeated]]] = order[starts[repeated] + 1]
     has_copy = counts[inverse] > 1
     distances = np.where(
         has_copy[:, None],
