@@ -28,7 +28,7 @@ APPROXIMATE_THRESHOLD = 50_000
 #: With ``distinct_rows=True``, neighbours are searched among distinct rows
 #: only when at most this fraction of the samples are distinct rows (the data
 #: are mostly copies: discrete features, repeated records). On data with a
-#: minority of copies (spam: 91 % of its rows distinct) the copies' own kNN
+#: minority of copies (spam: 91 % of its rows distinct) the samples' own kNN
 #: measured better (docs/beyond-the-paper/research-notes.md, "Neighbours
 #: among distinct rows").
 DISTINCT_ROWS_FRACTION = 0.5
@@ -107,9 +107,10 @@ def nearest_neighbors(
         row takes one copy of its own row first (the row's first sample, or
         the second for the first), then the nearest *other rows*, each by its
         first sample, so a row repeated ``n_neighbors`` times or more is not
-        cut off from the rest by its own copies. Without exact duplicate
-        rows (or with more of them distinct, with sparse ``X``, or with at
-        most ``n_neighbors`` distinct rows) the graph is that of the samples.
+        cut off from the rest by its own copies. Otherwise (more than that
+        fraction of the samples distinct, which includes data without exact
+        duplicates, sparse ``X``, or at most ``n_neighbors`` distinct rows)
+        the graph is that of the samples.
 
     Returns
     -------
