@@ -421,3 +421,96 @@ def test_bad_contradictions(value):
     X, _ = make_moons(40, random_state=0)
     with pytest.raises((ValueError, TypeError), match="contradictions"):
         SMIClustering(2, contradictions=value).fit(X)
+
+
+def _dense_clump(seed=0):
+    """Two classes: 200 near-copies of the all-ones row (9 binary-ish
+    features, one repeated dozens of times) and 100 rows spread over the
+    integer grid 1..10 (the shape of the Wisconsin breast-cancer data)."""
+    rng = np.random.RandomState(seed)
+    clump = 1 + (rng.rand(200, 9) < 0.15).astype(float)
+    spread = rng.randint(1, 11, size=(100, 9)).astype(float)
+    return np.vstack([clump, spread]), np.r_[np.zeros(200), np.ones(100)]
+
+
+def test_normalized_kernel_fit_is_the_dense_reference():
+    """kernel="normalized" with the paper's links: the eigenvectors of
+    U = K'(2I + 2gM + g^2M^2 - 2eC + e^2C^2)K' built densely, with K' the
+    modified median-scaled D^(-1/2) K D^(-1/2) written out entry by entry."""
+    rng = np.random.RandomState(0)
+    y = np.repeat([0, 1], 40)
+    X = np.array([[0.0, 0.0], [4.0, 0.0]])[y] + rng.normal(size=(80, 2))
+    must, cannot = sample_links(y, 30, random_state=0)
+    model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=0.5, links="paper",
+                          kernel="normalized", random_state=0)
+    model.fit(X, must_link=must, cannot_link=cannot)
+    assert model.kernel_ == "normalized"
+    K = kneighbors_graph(X, 5, mode="distance").toarray()
+    sigma = np.sort(np.where(K > 0, K, np.inf), axis=1)[:, 4]
+    dist = np.linalg.norm(X[:, None] - X[None], axis=2)
+    near = (K > 0) | (K.T > 0)
+    Kd = np.where(near, np.exp(-dist**2 / (2 * sigma[:, None] * sigma[None])), 0.0)
+    np.fill_diagonal(Kd, 1.0)
+    d = Kd.sum(axis=1)
+    Kn = np.median(d) * Kd / np.sqrt(np.outer(d, d))
+    for i, j in must:
+        Kn[i, j] = Kn[j, i] = 1.0
+    for i, j in cannot:
+        Kn[i, j] = Kn[j, i] = 0.0
+    from smiclust.link_operator import dense_smic_matrix
+    vals, vecs = np.linalg.eigh(dense_smic_matrix(Kn, must, cannot, 1.0, 0.5))
+    vecs = vecs[:, ::-1][:, :2]
+    vecs = vecs * np.sign(vecs.sum(axis=0))
+    assert_allclose(model.eigenvalues_, vals[::-1][:2], rtol=1e-8)
+    assert_allclose(np.abs(model.eigenvectors_), np.abs(vecs), atol=1e-7)
+
+
+def test_kernel_auto_takes_the_normalized_kernel_on_a_dense_clump():
+    X, y = _dense_clump()
+    paper_kernel = SMIClustering(2, kernel="local-scaling", random_state=0).fit(X)
+    auto = SMIClustering(2, random_state=0).fit(X)
+    assert adjusted_rand_score(y, paper_kernel.labels_) < 0.1
+    assert auto.kernel_ == "normalized"
+    assert adjusted_rand_score(y, auto.labels_) == 1.0
+    # new samples take the kernel of the fit: the training rows, passed as
+    # new, and slightly moved copies of them get their clusters back
+    assert np.mean(auto.predict(X) == auto.labels_) > 0.97
+    proba = auto.predict_proba(X + 0.01)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean(np.argmax(proba, axis=1) == auto.labels_) > 0.95
+
+
+@pytest.mark.parametrize("params, n_clusters", [
+    ({}, 3),                      # three clusters: the local-scaling kernel
+    ({"links": "paper"}, 2),      # the paper's 3SMIC: its kernel
+])
+def test_kernel_auto_is_the_paper_s_kernel_outside_two_closed_clusters(
+        blobs3, params, n_clusters):
+    X, y = blobs3
+    must, cannot = sample_links(y, 20, random_state=0)
+    auto = SMIClustering(n_clusters, random_state=0, **params).fit(
+        X, must_link=must, cannot_link=cannot)
+    local = SMIClustering(n_clusters, kernel="local-scaling", random_state=0,
+                          **params).fit(X, must_link=must, cannot_link=cannot)
+    assert auto.kernel_ == "local-scaling"
+    assert_array_equal(auto.labels_, local.labels_)
+    assert_allclose(auto.eigenvectors_, local.eigenvectors_)
+
+
+def test_kernel_auto_keeps_the_local_scaling_kernel_without_a_clear_lsmi_gain():
+    rng = np.random.RandomState(1)  # two round blobs of the same density
+    X = np.vstack([rng.normal(size=(60, 2)), rng.normal(size=(60, 2)) + 6.0])
+    auto = SMIClustering(2, random_state=0).fit(X)
+    local = SMIClustering(2, kernel="local-scaling", random_state=0).fit(X)
+    assert auto.kernel_ == "local-scaling"
+    assert_array_equal(auto.labels_, local.labels_)
+
+
+@pytest.mark.parametrize("value", ["rbf", None, 1])
+def test_bad_kernel(value):
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    error = ValueError if isinstance(value, str) else TypeError
+    with pytest.raises(error, match=r"The 'kernel' parameter of "
+                       r"SMIClustering must be a str among .*'normalized'.* "
+                       f"Got {value!r} instead"):
+        SMIClustering(kernel=value).fit(X)

@@ -6,6 +6,9 @@ from scipy.spatial.distance import cdist
 
 from smiclust import local_scaling_kernel
 from smiclust.kernels import (
+    degree_normalized_cross_kernel,
+    degree_normalized_kernel,
+    kernel_from_neighbors,
     local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
@@ -104,3 +107,65 @@ def test_cross_kernel_matches_union_rule():
             inside = D[a, i] <= s_new or D[a, i] <= sigma[i]
             expected = np.exp(-(D[a, i] ** 2) / (2 * s_new * sigma[i])) if inside else 0
             assert K[a, i] == pytest.approx(expected, abs=1e-12)
+
+
+def test_degree_normalized_kernel_matches_loops():
+    X = np.random.RandomState(8).normal(size=(30, 3))
+    K = local_scaling_kernel(X, 4)
+    Kn, degrees = degree_normalized_kernel(K)
+    dense = K.toarray()
+    d = [sum(dense[i]) for i in range(30)]
+    median = float(np.median(d))
+    for i in range(30):
+        for j in range(30):
+            assert Kn[i, j] == pytest.approx(
+                median * dense[i, j] / np.sqrt(d[i] * d[j]), abs=1e-13)
+    assert_allclose(degrees, d)
+    assert (Kn != Kn.T).nnz == 0 and Kn.nnz == K.nnz
+    assert K.toarray() == pytest.approx(dense)  # the input is not modified
+
+
+def test_degree_normalized_eigenvectors_are_the_normalized_affinity_s():
+    """Up to the factor, K_n is the normalised affinity of spectral
+    clustering: its leading eigenvector is D^(1/2) 1 with eigenvalue the
+    median degree."""
+    X = np.random.RandomState(9).normal(size=(40, 2))
+    K = local_scaling_kernel(X, 5)
+    Kn, degrees = degree_normalized_kernel(K)
+    vals, vecs = np.linalg.eigh(Kn.toarray())
+    assert vals[-1] == pytest.approx(np.median(degrees), rel=1e-10)
+    top = vecs[:, -1] * np.sign(vecs[0, -1])
+    assert_allclose(top, np.sqrt(degrees) / np.linalg.norm(np.sqrt(degrees)),
+                    atol=1e-10)
+
+
+def test_kernel_from_neighbors_names_the_kernel():
+    X = np.random.RandomState(10).normal(size=(25, 2))
+    graph = nearest_neighbors(X, 4)
+    K = local_scaling_kernel_from_neighbors(graph, 4)
+    assert (kernel_from_neighbors(graph, 4) != K).nnz == 0
+    assert_allclose(kernel_from_neighbors(graph, 4, "normalized").toarray(),
+                    degree_normalized_kernel(K)[0].toarray())
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        kernel_from_neighbors(graph, 4, "rbf")
+
+
+def test_degree_normalized_cross_kernel_matches_loops():
+    rng = np.random.RandomState(11)
+    X = rng.normal(size=(40, 2))
+    X_new = np.vstack([rng.normal(size=(5, 2)), [[1e6, 1e6]]])  # the last: far
+    t = 3
+    graph = nearest_neighbors(X, t)
+    sigma = local_scales(graph, t)
+    _, degrees = degree_normalized_kernel(local_scaling_kernel_from_neighbors(graph, t))
+    Kx = local_scaling_cross_kernel(X_new, X, sigma, t)
+    Kn = degree_normalized_cross_kernel(Kx, degrees).toarray()
+    dense = Kx.toarray()
+    median = float(np.median(degrees))
+    for a in range(len(X_new)):
+        row_sum = sum(dense[a])
+        for i in range(len(X)):
+            expected = (median * dense[a, i] / np.sqrt(row_sum * degrees[i])
+                        if row_sum > 0 else 0.0)
+            assert Kn[a, i] == pytest.approx(expected, abs=1e-13)
+    assert not Kn[-1].any()

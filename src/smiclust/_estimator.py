@@ -23,6 +23,9 @@ from .constraints import (
     unlinked_mask,
 )
 from .kernels import (
+    degree_normalized_cross_kernel,
+    degree_normalized_kernel,
+    kernel_from_neighbors,
     local_scales,
     local_scaling_cross_kernel,
     local_scaling_kernel_from_neighbors,
@@ -96,6 +99,19 @@ LINK_TEST_LSMI_CENTERS = 100
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
 SPREADING_FOLDS = 5
+
+#: With ``kernel="auto"`` and two clusters, the fit on the degree-normalised
+#: kernel replaces the fit on the local-scaling kernel only when the LSMI of
+#: its labels is more than this many times the other's: LSMI ranks the two
+#: kernels' labellings reliably only when they differ that much (research
+#: notes, "A degree-normalised kernel for two clusters").
+NORMALIZED_KERNEL_MARGIN = 1.2
+
+#: Smallest eigen-solver tolerance on the normalised kernel: its leading
+#: eigenvalues crowd at its largest (one per connected component of the
+#: graph), where solving to machine precision took ARPACK minutes on spam
+#: (4,601 samples) for labels that 1e-6 gives in seconds.
+NORMALIZED_KERNEL_TOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -235,6 +251,18 @@ class SMIClustering(BaseLinkClustering):
         are left out and the rest are closed as usual; for a few wrong links
         among many right ones (typos). The violations are still counted on
         every given link. Measured in docs/noisy-links.md.
+    kernel : {"auto", "local-scaling", "normalized"}, default="auto"
+        ``"local-scaling"`` is the paper's kernel :math:`K`;
+        ``"normalized"`` is :math:`D^{-1/2} K D^{-1/2}` with :math:`D` the
+        row sums of :math:`K` (:func:`~smiclust.kernels.degree_normalized_kernel`,
+        the kernel of normalised spectral clustering), whose eigenvectors
+        do not crowd into the densest cluster. ``"auto"`` (beyond the paper,
+        with ``links="closure"`` and two clusters) fits both, the second
+        searching ``n_neighbors`` at the first's ``gamma`` and ``eta``, and
+        keeps the normalised fit only when the LSMI of its labels is more
+        than :data:`NORMALIZED_KERNEL_MARGIN` (1.2) times the other's, so
+        about twice the time; otherwise ``"auto"`` is ``"local-scaling"``.
+        ``kernel_`` says which was used.
     spreading : float in [0, 1) or "auto", default="auto"
         Beyond the paper, with ``links="closure"`` only: the weight
         :math:`\alpha` with which each sample in no link hears its
@@ -367,6 +395,8 @@ class SMIClustering(BaseLinkClustering):
         link weights or contradictory links, and without links;
         ``"ignored"`` when the link test set them aside, see
         ``link_test_level``).
+    kernel_ : {"local-scaling", "normalized"}
+        The kernel of the fit (see ``kernel``).
     link_test_pvalue_ : float
         p-value of the link test (small: the data alone predict the held-out
         links better than the links do); NaN when it was not run.
@@ -481,6 +511,7 @@ class SMIClustering(BaseLinkClustering):
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "links": [Options({"closure", "paper"})],
         "contradictions": [Options({"soften", "repair"})],
+        "kernel": [Options({"auto", "local-scaling", "normalized"})],
         "spreading": [Interval(numbers.Real, 0, 1, closed="left"),
                       Options({"auto"})],
         "consensus": [bool],
@@ -507,6 +538,7 @@ class SMIClustering(BaseLinkClustering):
         violation_penalty=1.0,
         links="closure",
         contradictions="soften",
+        kernel="auto",
         spreading="auto",
         consensus=True,
         indicator_rotation=False,
@@ -528,6 +560,7 @@ class SMIClustering(BaseLinkClustering):
         self.violation_penalty = violation_penalty
         self.links = links
         self.contradictions = contradictions
+        self.kernel = kernel
         self.spreading = spreading
         self.consensus = consensus
         self.indicator_rotation = indicator_rotation
@@ -643,8 +676,15 @@ default=None
 
     def _fit_graph(self, inputs, links, graph, t_grid, seeds):
         """Search, solve and spread on the neighbour graph, and set the fitted
-        attributes from the result (:meth:`_solve_graph`)."""
-        fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose)
+        attributes from the result (:meth:`_solve_graph`, on the kernel that
+        :meth:`_choose_kernel` takes)."""
+        fit, kernel = self._choose_kernel(inputs, links, graph, t_grid, seeds)
+        self.kernel_ = kernel
+        self._fit_degrees = None
+        if kernel == "normalized":
+            self._fit_degrees = degree_normalized_kernel(
+                local_scaling_kernel_from_neighbors(graph, fit.params[0])
+            )[1]
         self.links_ = "paper" if links.groups is None else "closure"
         self.spread_from_ = fit.spread.source
         self.link_agreement_ = fit.spread.agreement
@@ -663,10 +703,36 @@ default=None
         self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
                                       inputs.exponent)
 
+    def _choose_kernel(self, inputs, links, graph, t_grid, seeds):
+        """The fit (:meth:`_solve_graph`) on the kernel of ``kernel``, and
+        that kernel's name. ``kernel="auto"`` with closed links and two
+        clusters also fits the degree-normalised kernel at the first fit's
+        ``gamma`` and ``eta``, and takes it when the LSMI of its labels is
+        positive and more than :data:`NORMALIZED_KERNEL_MARGIN` times the
+        first's (one LSMI design scores both)."""
+        first = "normalized" if self.kernel == "normalized" else "local-scaling"
+        fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
+                                kernel=first)
+        if not (self.kernel == "auto" and self.links == "closure"
+                and inputs.n_clusters == 2):
+            return fit, first
+        other = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
+                                  weights=fit.params[1:], kernel="normalized")
+        design = self._lsmi_design(inputs, seeds[1], self.lsmi_n_centers)
+        lsmi_first = design.score(fit.solution.labels)
+        lsmi_other = design.score(other.solution.labels)
+        taken = lsmi_other > 0 and lsmi_other > NORMALIZED_KERNEL_MARGIN * lsmi_first
+        progress(self.verbose, f"kernel: LSMI {lsmi_first:.4g} local-scaling, "
+                 f"{lsmi_other:.4g} normalized; "
+                 f"{'normalized' if taken else 'local-scaling'} kept")
+        return (other, "normalized") if taken else (fit, first)
+
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
-                     weights=None, n_centers=None, vote=None, choose_alpha=True):
+                     weights=None, n_centers=None, vote=None, choose_alpha=True,
+                     kernel="local-scaling"):
         """The parameter search, the final solve and the spreading for
-        ``inputs`` on the neighbour graph; nothing is set. ``weights``: a
+        ``inputs`` on the neighbour graph and ``kernel`` (one of
+        :data:`smiclust.kernels.KERNELS`); nothing is set. ``weights``: a
         ``(gamma, eta)`` to search ``n_neighbors`` at only (when it is among
         the candidates); ``n_centers``: LSMI centres of the search (default
         ``lsmi_n_centers``); ``vote``: the vote over ``n_neighbors``
@@ -687,14 +753,15 @@ default=None
         if len(candidates) > 1:
             search = self._search(
                 inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
-                n_centers or self.lsmi_n_centers,
+                n_centers or self.lsmi_n_centers, kernel,
             )
             t, gamma, eta = search.best_params
         else:
             search = None
             t, gamma, eta = candidates[0]
-        K = local_scaling_kernel_from_neighbors(graph, t)
-        solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed)
+        K = kernel_from_neighbors(graph, t, kernel)
+        solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed,
+                               kernel)
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
             votes = None
@@ -703,15 +770,15 @@ default=None
             if ((self.consensus if vote is None else vote) and search is not None
                     and inputs.n_clusters >= 3):
                 solution, votes = self._vote(inputs, links, graph, search, solution,
-                                             solver_seed)
+                                             solver_seed, kernel)
             solution, spread = self._spread_scores(
                 K, inputs, links.groups, solution, solver_seed, votes,
-                params=(t, gamma, eta) if choose_alpha else None,
+                params=(t, gamma, eta) if choose_alpha else None, kernel=kernel,
             )
         return _GraphFit(solution, (t, gamma, eta), search, candidates, t_chosen,
                          spread)
 
-    def _vote(self, inputs, links, graph, search, solution, solver_seed):
+    def _vote(self, inputs, links, graph, search, solution, solver_seed, kernel):
         """``solution`` relabelled by the vote of the best candidate of every
         ``n_neighbors`` (:mod:`smiclust.consensus`), and the votes (columns in
         the new cluster order); unchanged and ``None`` with one ``t``."""
@@ -727,9 +794,9 @@ default=None
             if i == search.best_index:
                 labellings.append(solution.labels)
                 continue
-            K_t = local_scaling_kernel_from_neighbors(graph, params[0])
+            K_t = kernel_from_neighbors(graph, params[0], kernel)
             labellings.append(self._solve(K_t, links, c, *params[1:],
-                                          solver_seed).labels)
+                                          solver_seed, kernel).labels)
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
@@ -739,12 +806,20 @@ default=None
         solution, order = with_labels(solution, labels, c)
         return solution, votes[:, order]
 
-    def _solve(self, K, links, n_clusters, gamma, eta, solver_seed):
+    def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
+               kernel="local-scaling"):
         return solve_links(
             K, links, n_clusters, gamma, eta, eigen_solver=self.eigen_solver,
-            random_state=solver_seed, tol=self.tol, max_iter=self.max_iter,
+            random_state=solver_seed, tol=self._tol(kernel), max_iter=self.max_iter,
             rotate=self._rotates(n_clusters),
         )
+
+    def _tol(self, kernel):
+        """The eigen-solver tolerance on ``kernel``: ``tol``, and at least
+        :data:`NORMALIZED_KERNEL_TOL` on the normalised kernel."""
+        if kernel == "normalized":
+            return max(self.tol, NORMALIZED_KERNEL_TOL)
+        return self.tol
 
     def _neighbors_among_distinct_rows(self):
         """The default searches neighbours among distinct rows when most
@@ -791,7 +866,7 @@ default=None
                 return self._solve_graph(
                     fold_inputs, fold_links, graph, t_grid,
                     seeds, verbose=0, weights=weights, n_centers=n_centers,
-                    vote=False, choose_alpha=False,
+                    vote=False, choose_alpha=False, kernel=self.kernel_,
                 ).solution.labels
 
         labels_without = labels_with(_NO_PAIRS, _NO_PAIRS, None)
@@ -923,14 +998,17 @@ default=None
                 stacklevel=3,
             )
 
-    def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
-                verbose, n_centers):
-        design = LSMIDesign(
+    def _lsmi_design(self, inputs, lsmi_seed, n_centers):
+        return LSMIDesign(
             inputs.X,
             n_centers=n_centers,
             n_folds=min(self.lsmi_n_folds, inputs.n_samples),
             random_state=lsmi_seed,
         )
+
+    def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
+                verbose, n_centers, kernel):
+        design = self._lsmi_design(inputs, lsmi_seed, n_centers)
         return search_parameters(
             graph,
             inputs.must_link,
@@ -940,7 +1018,7 @@ default=None
             design,
             solver_seed=solver_seed,
             eigen_solver=self.eigen_solver,
-            tol=self.tol,
+            tol=self._tol(kernel),
             max_iter=self.max_iter,
             n_jobs=self.n_jobs,
             verbose=verbose,
@@ -949,6 +1027,7 @@ default=None
             cannot_weight=links.cannot_weight,
             groups=links.groups,
             rotate=self._rotates(inputs.n_clusters),
+            kernel=kernel,
         )
 
     def _store_solution(self, inputs, solution, params, search, candidates, t_chosen):
@@ -987,7 +1066,7 @@ default=None
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
     def _spread_scores(self, K, inputs, groups, solution, solver_seed, votes=None,
-                       params=None):
+                       params=None, kernel="local-scaling"):
         """``solution`` with the labels of the samples in no link taken from
         the scores spread over ``K``
         (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
@@ -1009,7 +1088,7 @@ default=None
         source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
             unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
-                                          solver_seed).labels
+                                          solver_seed, kernel).labels
             agreement = closed_link_agreement(unlinked_labels, groups, c)
             if agreement < SEED_ONLY_AGREEMENT:
                 source = "links"
@@ -1019,7 +1098,8 @@ default=None
             alpha = AUTO_ALPHAS[0]
             if params is not None and groups is not None:
                 alpha, pvalue = self._choose_spreading(
-                    K, inputs, groups, params[1:], source == "links", solver_seed
+                    K, inputs, groups, params[1:], source == "links", solver_seed,
+                    kernel,
                 )
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
         solution, order = with_labels(solution, labels, c)
@@ -1029,7 +1109,8 @@ default=None
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue)
 
-    def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed):
+    def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
+                          kernel="local-scaling"):
         """The weight of ``spreading="auto"`` and its p-value: the linked
         samples in :data:`SPREADING_FOLDS` folds; per fold the closure of the
         links restricted to the other samples
@@ -1051,7 +1132,7 @@ default=None
             must, cannot = restricted_links(groups, train)
             fold_links = _link_set(replace(inputs, must_link=must, cannot_link=cannot),
                                    self.links)
-            solution = self._solve(K, fold_links, c, *weights, solver_seed)
+            solution = self._solve(K, fold_links, c, *weights, solver_seed, kernel)
             if from_links:
                 scores = np.zeros((n, c))
             else:
@@ -1087,6 +1168,8 @@ default=None
         X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
         sigma = at_unit_scale(self.local_scales_, e)
         Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
+        if self._fit_degrees is not None:  # the kernel of the fit is normalised
+            Kx = degree_normalized_cross_kernel(Kx, self._fit_degrees)
         R = np.asarray(Kx @ self.dual_coef_)
         scores, _ = cluster_scores(R, self._normalizer)
         spread = self._spread

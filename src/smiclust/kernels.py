@@ -18,8 +18,16 @@ __all__ = [
     "local_scaling_kernel",
     "local_scaling_kernel_from_neighbors",
     "local_scaling_cross_kernel",
+    "degree_normalized_kernel",
+    "degree_normalized_cross_kernel",
+    "kernel_from_neighbors",
+    "KERNELS",
     "modified_kernel",
 ]
+
+#: The kernels of a fit: the paper's local-scaling kernel, and the same kernel
+#: degree-normalised (:func:`degree_normalized_kernel`).
+KERNELS = ("local-scaling", "normalized")
 
 
 def local_scales(graph, n_neighbors):
@@ -192,6 +200,92 @@ def local_scaling_cross_kernel(
             )
         )
     return sp.vstack(blocks, format="csr")
+
+
+def degree_normalized_kernel(K):
+    r"""The kernel of normalised spectral clustering, and the degrees.
+
+    .. math::
+
+        K_{\mathrm{n}} = \bar d\, D^{-1/2} K D^{-1/2}, \qquad
+        D = \mathrm{diag}(K\mathbf 1),
+
+    the degrees counting the diagonal and :math:`\bar d` their median. Its
+    leading eigenvectors are those of the normalised affinity (Ng, Jordan &
+    Weiss, 2002): they do not crowd into the densest region of the data,
+    which the unnormalised kernel's do when one cluster is much denser than
+    another (for example a class of near-copies of one row). The factor
+    :math:`\bar d` keeps the entries on the scale of ``K``'s, so that the
+    kernel modification of the links (entries set to 1 or 0) weighs as much
+    on either kernel.
+
+    Parameters
+    ----------
+    K : scipy.sparse matrix of shape (n_samples, n_samples)
+        Symmetric non-negative kernel with positive row sums (every kernel of
+        :func:`local_scaling_kernel_from_neighbors` has a unit diagonal).
+
+    Returns
+    -------
+    K_normalized : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Same sparsity as ``K``.
+    degrees : ndarray of shape (n_samples,)
+        The row sums of ``K``; :func:`degree_normalized_cross_kernel` needs
+        them.
+    """
+    K = sp.csr_matrix(K)
+    degrees = np.asarray(K.sum(axis=1), dtype=np.float64).ravel()
+    inv_sqrt = 1.0 / np.sqrt(degrees)
+    rows = np.repeat(np.arange(K.shape[0]), np.diff(K.indptr))
+    # (s_i s_j) K_ij: the product of the two scales is the same for (i, j) and
+    # (j, i), so the result is exactly symmetric
+    values = np.median(degrees) * ((inv_sqrt[rows] * inv_sqrt[K.indices]) * K.data)
+    K_normalized = sp.csr_matrix((values, K.indices.copy(), K.indptr.copy()),
+                                 shape=K.shape)
+    K_normalized.sort_indices()
+    return K_normalized, degrees
+
+
+def degree_normalized_cross_kernel(K_cross, degrees):
+    r"""A cross kernel normalised as :func:`degree_normalized_kernel` does.
+
+    :math:`K_{\mathrm{n}}(x', x_i) = \bar d\, K(x', x_i) / \sqrt{d' d_i}`
+    with :math:`d'` the row sum of the new sample, :math:`d_i` the fitted
+    degrees and :math:`\bar d` their median. A new sample with an empty row
+    (far from every fitted sample) keeps its empty row.
+
+    Parameters
+    ----------
+    K_cross : scipy.sparse matrix of shape (n_new, n_fit)
+    degrees : ndarray of shape (n_fit,)
+        Degrees returned by :func:`degree_normalized_kernel` at fit.
+
+    Returns
+    -------
+    K_normalized : scipy.sparse.csr_matrix of shape (n_new, n_fit)
+    """
+    row_sums = np.asarray(K_cross.sum(axis=1), dtype=np.float64).ravel()
+    inv_rows = np.zeros_like(row_sums)
+    inv_rows[row_sums > 0] = 1.0 / np.sqrt(row_sums[row_sums > 0])
+    K_normalized = sp.diags(inv_rows) @ K_cross @ sp.diags(1.0 / np.sqrt(degrees))
+    return (np.median(degrees) * K_normalized).tocsr()
+
+
+def kernel_from_neighbors(graph, n_neighbors, kernel="local-scaling"):
+    """The kernel ``kernel`` (one of :data:`KERNELS`) for ``t = n_neighbors``:
+    :func:`local_scaling_kernel_from_neighbors`, degree-normalised by
+    :func:`degree_normalized_kernel` when ``kernel="normalized"``.
+
+    Returns
+    -------
+    K : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    """
+    K = local_scaling_kernel_from_neighbors(graph, n_neighbors)
+    if kernel == "normalized":
+        return degree_normalized_kernel(K)[0]
+    if kernel != "local-scaling":
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+    return K
 
 
 def modified_kernel(K, must_link, cannot_link, must_weight=None, cannot_weight=None):

@@ -32,7 +32,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse.csgraph import connected_components
 
 from .constraints import link_matrix, link_violations
-from .kernels import local_scaling_kernel_from_neighbors
+from .kernels import kernel_from_neighbors
 from .solver import LinkSet, prepare_kernel, solve_links
 from .utils import progress
 
@@ -185,12 +185,12 @@ def _evaluate_batch(lsmi_design, labelings):
     return [lsmi_design.evaluate(labels) for labels in labelings]
 
 
-def _solve_group(graph, t, weights, links, n_clusters, solver):
+def _solve_group(graph, t, weights, links, n_clusters, solver, kernel):
     """Solve every (gamma, eta) of one ``t``; the kernel is built once and each
     solve is warm-started from the previous one's eigenvectors (sequential
     within the group, so the result does not depend on scheduling)."""
     solver_seed, eigen_solver, tol, max_iter, rotate = solver
-    K = local_scaling_kernel_from_neighbors(graph, t)
+    K = kernel_from_neighbors(graph, t, kernel)
     prepared = prepare_kernel(K, links)
     out = []
     previous = None
@@ -234,6 +234,7 @@ def search_parameters(
     cannot_weight=None,
     groups=None,
     rotate=False,
+    kernel="local-scaling",
 ):
     """Solve every candidate, score the labellings, choose by the criterion.
 
@@ -273,6 +274,10 @@ def search_parameters(
     rotate : bool, default=False
         Rotate each solve's eigenvectors towards cluster indicators
         (:func:`smiclust.labeling.indicator_rotation`; beyond the paper).
+    kernel : {"local-scaling", "normalized"}, default="local-scaling"
+        The kernel of every candidate
+        (:func:`smiclust.kernels.kernel_from_neighbors`); the paper's is the
+        first.
 
     Returns
     -------
@@ -286,6 +291,7 @@ def search_parameters(
         (solver_seed, eigen_solver, tol, max_iter, rotate),
         n_jobs,
         verbose,
+        kernel,
     )
     labels = [solved[c][0] for c in candidates]
     scores = _score_labelings(labels, lsmi_design, n_jobs, verbose)
@@ -315,11 +321,13 @@ def search_parameters(
     return SearchResult(results=results, best_index=int(np.argmax(crit)))
 
 
-def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verbose):
+def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verbose,
+                      kernel="local-scaling"):
     """Solve every candidate, one joblib task per ``t``.
 
-    ``links`` is a :class:`~smiclust.solver.LinkSet` and ``solver``
-    ``(solver_seed, eigen_solver, tol, max_iter, rotate)``.
+    ``links`` is a :class:`~smiclust.solver.LinkSet`, ``solver``
+    ``(solver_seed, eigen_solver, tol, max_iter, rotate)`` and ``kernel`` one
+    of :data:`smiclust.kernels.KERNELS`.
 
     Returns
     -------
@@ -329,7 +337,7 @@ def _solve_candidates(graph, candidates, links, n_clusters, solver, n_jobs, verb
     ts = list(dict.fromkeys(c[0] for c in candidates))
     groups = {t: [(g, e) for (tt, g, e) in candidates if tt == t] for t in ts}
     tasks = (
-        delayed(_solve_group)(graph, t, groups[t], links, n_clusters, solver)
+        delayed(_solve_group)(graph, t, groups[t], links, n_clusters, solver, kernel)
         for t in ts
     )
     solved = {}
