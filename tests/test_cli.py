@@ -1047,3 +1047,29 @@ def test_contradictions_repair_on_the_command_line(tmp_path):
     assert summary[1]["links"] == "closure" and summary[1]["contradictions"] == "repair"
     assert bad["rc"] == 2 and "--contradictions" in bad["stderr"]
     assert not (tmp_path / "bad.csv").exists()
+
+
+def test_kernel_on_the_command_line(tmp_path):
+    """--kernel reaches SMIClustering and the summary says which kernel the
+    fit used; a kernel outside the choices is refused (exit 2), nothing
+    written."""
+    X, _ = make_moons(80, noise=0.05, random_state=0)
+    np.save(tmp_path / "x.npy", X)
+    fit = ["fit", "x.npy", "-k", "2", "--n-neighbors", "5", "--quiet", "--json"]
+    results = run_driver([fit + ["-o", "auto.csv"],
+                          fit + ["-o", "norm.csv", "--kernel", "normalized"],
+                          fit + ["-o", "bad.csv", "--kernel", "rbf"]], tmp_path)
+    auto, norm, bad = results
+    assert auto["rc"] == 0 and norm["rc"] == 0, (auto, norm)
+    summary = [json.loads(r["stdout"].strip().splitlines()[-1])["summary"]
+               for r in (auto, norm)]
+    assert summary[0]["kernel"] == "local-scaling"  # two moons: no clear gain
+    assert summary[1]["kernel"] == "normalized"
+    from smiclust import SMIClustering
+
+    expected = SMIClustering(2, n_neighbors=5, kernel="normalized",
+                             random_state=0).fit(X).labels_
+    written = np.loadtxt(tmp_path / "norm.csv", delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(written.astype(int), expected)
+    assert bad["rc"] == 2 and "--kernel" in bad["stderr"]
+    assert not (tmp_path / "bad.csv").exists()

@@ -716,15 +716,17 @@ default=None
         if not (self.kernel == "auto" and self.links == "closure"
                 and inputs.n_clusters == 2):
             return fit, first
+        start = time.perf_counter()
         other = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
                                   weights=fit.params[1:], kernel="normalized")
         design = self._lsmi_design(inputs, seeds[1], self.lsmi_n_centers)
         lsmi_first = design.score(fit.solution.labels)
         lsmi_other = design.score(other.solution.labels)
         taken = lsmi_other > 0 and lsmi_other > NORMALIZED_KERNEL_MARGIN * lsmi_first
-        progress(self.verbose, f"kernel: LSMI {lsmi_first:.4g} local-scaling, "
-                 f"{lsmi_other:.4g} normalized; "
-                 f"{'normalized' if taken else 'local-scaling'} kept")
+        if time.perf_counter() - start > 1.0:  # a step the user waits for
+            progress(self.verbose, f"kernel: LSMI {lsmi_first:.4g} local-scaling, "
+                     f"{lsmi_other:.4g} normalized; "
+                     f"{'normalized' if taken else 'local-scaling'} kept")
         return (other, "normalized") if taken else (fit, first)
 
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,

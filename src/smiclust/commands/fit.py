@@ -247,6 +247,14 @@ def add_parser(subparsers):
                             "links), 'repair' leaves out the fewest must-links "
                             "that resolve each contradiction and closes the "
                             "rest (for a few typos among many right links)")
+    model.add_argument("--kernel", choices=("auto", "local-scaling", "normalized"),
+                       default="auto",
+                       help="'local-scaling' is the paper's kernel, "
+                            "'normalized' the same degree-normalised (its "
+                            "eigenvectors do not crowd into the densest "
+                            "cluster); 'auto' (default) fits both for two "
+                            "clusters and keeps the normalised one when LSMI "
+                            "prefers it clearly")
     model.add_argument("--link-test-level", type=fraction_arg, default=0.05,
                        metavar="A",
                        help="significance level at which the links are set "
@@ -324,6 +332,7 @@ def _make_model(args):
         spreading=args.spreading, consensus=args.consensus,
         indicator_rotation=args.indicator_rotation,
         contradictions=args.contradictions,
+        kernel=args.kernel,
         link_test_level=args.link_test_level,
         random_state=args.random_state,
         n_jobs=args.n_jobs,
@@ -439,6 +448,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "spreading": float(model.spreading_),
         "consensus": bool(args.consensus),
         "contradictions": args.contradictions,
+        "kernel": model.kernel_,
         "indicator_rotation": bool(args.indicator_rotation),
         "spread_from": model.spread_from_,
         "link_test_level": float(args.link_test_level),
