@@ -253,8 +253,10 @@ METHODS.update({
             "voted by the best candidate of every t (consensus=True), the "
             "samples in no link labelled from the scores spread over the "
             "kernel graph (spreading=0.5), links given as pairs set aside "
-            "when the data alone predict them better (link_test_level=0.05); "
-            "in the labels protocol fit(X, partial_labels=...)"
+            "when the data alone predict them better (link_test_level=0.05), "
+            "with two clusters the degree-normalised kernel where LSMI "
+            "prefers it clearly (kernel='auto'); in the labels protocol "
+            "fit(X, partial_labels=...)"
         ),
     },
     "cobs": {
