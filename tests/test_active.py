@@ -527,3 +527,27 @@ def test_active_verbose_reports_each_fit(four_blobs, capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 3 and all(s.startswith("[smiclust] active:") for s in lines)
     assert "n_queries=20" in lines[-1]
+
+
+def test_the_loop_keeps_the_paper_s_kernel_unless_asked():
+    """ActiveSMIClustering refits with kernel="local-scaling" by default (each
+    refit would fit a second kernel with "auto"); kernel= reaches the model."""
+    from smiclust import ActiveSMIClustering
+
+    rng = np.random.RandomState(0)
+    y = np.repeat([0, 1], 30)
+    X = np.array([[0.0, 0.0], [5.0, 0.0]])[y] + rng.normal(size=(60, 2))
+
+    def oracle(i, j):
+        return bool(y[i] == y[j])
+
+    default = ActiveSMIClustering(2, budget=10, batch_size=5, random_state=0)
+    default.fit(X, oracle)
+    assert default.estimator_.kernel == "local-scaling"
+    assert default.estimator_.kernel_ == "local-scaling"
+    normalized = ActiveSMIClustering(2, budget=10, batch_size=5,
+                                     kernel="normalized", random_state=0)
+    normalized.fit(X, oracle)
+    assert normalized.estimator_.kernel_ == "normalized"
+    with pytest.raises(ValueError, match="'kernel' parameter of ActiveSMIClustering"):
+        ActiveSMIClustering(2, kernel="rbf").fit(X, oracle)
