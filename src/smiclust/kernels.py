@@ -3,7 +3,9 @@
 Pure functions on validated arrays. Every kernel is cut from one neighbour
 search (:class:`smiclust.neighbors.NeighborGraph`) done for the largest number
 of neighbours needed; :func:`modified_kernel` gives the kernel :math:`K'` of
-3SMIC, with must-linked entries set to 1 and cannot-linked entries to 0.
+3SMIC, with must-linked entries set to 1 and cannot-linked entries to 0;
+:func:`degree_normalized_kernel` is the same kernel degree-normalised (the
+kernel of normalised spectral clustering), chosen by ``kernel_from_neighbors``.
 """
 
 import numpy as np
