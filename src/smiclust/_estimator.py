@@ -711,17 +711,22 @@ default=None
         clusters also fits the degree-normalised kernel at the first fit's
         ``gamma`` and ``eta``, and takes it when the LSMI of its labels is
         positive and more than :data:`NORMALIZED_KERNEL_MARGIN` times the
-        first's (one LSMI design scores both)."""
+        first's (one LSMI design serves both searches and scores both)."""
         first = "normalized" if self.kernel == "normalized" else "local-scaling"
+        compares = (self.kernel == "auto" and self.links == "closure"
+                    and inputs.n_clusters == 2)
+        # the design both searches would build (same samples, seed and
+        # centres), built once and shared with the comparison
+        design = (self._lsmi_design(inputs, seeds[1], self.lsmi_n_centers)
+                  if compares else None)
         fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
-                                kernel=first)
-        if not (self.kernel == "auto" and self.links == "closure"
-                and inputs.n_clusters == 2):
+                                kernel=first, design=design)
+        if not compares:
             return fit, first
         start = time.perf_counter()
         other = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
-                                  weights=fit.params[1:], kernel="normalized")
-        design = self._lsmi_design(inputs, seeds[1], self.lsmi_n_centers)
+                                  weights=fit.params[1:], kernel="normalized",
+                                  design=design)
         lsmi_first = design.score(fit.solution.labels)
         lsmi_other = design.score(other.solution.labels)
         taken = lsmi_other > 0 and lsmi_other > NORMALIZED_KERNEL_MARGIN * lsmi_first
@@ -733,13 +738,14 @@ default=None
 
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
                      weights=None, n_centers=None, vote=None, choose_alpha=True,
-                     kernel="local-scaling"):
+                     kernel="local-scaling", design=None):
         """The parameter search, the final solve and the spreading for
         ``inputs`` on the neighbour graph and ``kernel`` (one of
         :data:`smiclust.kernels.KERNELS`); nothing is set. ``weights``: a
         ``(gamma, eta)`` to search ``n_neighbors`` at only (when it is among
         the candidates); ``n_centers``: LSMI centres of the search (default
-        ``lsmi_n_centers``); ``vote``: the vote over ``n_neighbors``
+        ``lsmi_n_centers``); ``design``: the search's LSMI design, built here
+        when ``None``; ``vote``: the vote over ``n_neighbors``
         (default ``consensus``); ``choose_alpha``: ``spreading="auto"``
         chooses its weight by held-out seeds (else it takes the first of
         :data:`~smiclust.score_spreading.AUTO_ALPHAS`)."""
@@ -757,7 +763,7 @@ default=None
         if len(candidates) > 1:
             search = self._search(
                 inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
-                n_centers or self.lsmi_n_centers, kernel,
+                n_centers or self.lsmi_n_centers, kernel, design,
             )
             t, gamma, eta = search.best_params
         else:
@@ -1011,8 +1017,9 @@ default=None
         )
 
     def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
-                verbose, n_centers, kernel):
-        design = self._lsmi_design(inputs, lsmi_seed, n_centers)
+                verbose, n_centers, kernel, design=None):
+        if design is None:
+            design = self._lsmi_design(inputs, lsmi_seed, n_centers)
         return search_parameters(
             graph,
             inputs.must_link,
