@@ -111,9 +111,13 @@ NORMALIZED_KERNEL_MARGIN = 1.2
 #: clusters: its leading eigenvalues crowd at its largest, where solving to
 #: machine precision took ARPACK minutes on spam (4,601 samples) for labels
 #: that 1e-6 gives in seconds. Three clusters or more are solved at ``tol``
-#: (:meth:`SMIClustering._tol`). Known defect: on a graph of several
-#: components, whose leading eigenvalues are equal, ARPACK at this tolerance
-#: may return one of the equal pair and the next eigenvalue.
+#: (:meth:`SMIClustering._tol`). Known defect: the normalised kernel gives
+#: every connected component the same largest eigenvalue, and ARPACK returns
+#: one mix of the components' vectors and then the next eigenvalue. Two
+#: separated blobs then lose their second cluster; splitting the mix by
+#: component gives the exact eigenspace but took spam without links from
+#: 0.14 to 0.02 ARI (a clump of copies became a cluster), so the mix stays
+#: until a tie-break between components exists (research notes, "rule N3").
 NORMALIZED_KERNEL_TOL = 1e-6
 
 
