@@ -471,21 +471,14 @@ def test_normalized_kernel_fit_is_the_dense_reference():
     assert_allclose(np.abs(model.eigenvectors_), np.abs(vecs), atol=1e-7)
 
 
-@pytest.mark.parametrize("n_clusters", [
-    pytest.param(2, marks=pytest.mark.xfail(
-        strict=True, reason="known defect: with two clusters the normalised "
-        "kernel is solved at NORMALIZED_KERNEL_TOL, where ARPACK returns one "
-        "mix of the equal eigenvectors of a two-component graph (machine "
-        "precision finds both but took spam from 6 s to 32 s; splitting the "
-        "mix by component costs spam without links 0.14 ARI)")),
-    3,
-])
+@pytest.mark.parametrize("n_clusters", [2, 3])
 def test_normalized_kernel_finds_every_leading_eigenvector(n_clusters):
     """Separated blobs make a kNN graph of one component per blob, and the
     normalised kernel then has one equal leading eigenvalue per component:
-    the fit must return the whole leading eigenspace of U = 2 K_n^2 (a loose
-    eigen-solver tolerance found one of the equal eigenvalues and the next
-    one instead), and with three clusters the span it reads must be exact."""
+    the fit must return the whole leading eigenspace of U = 2 K_n^2 (ARPACK,
+    from one start vector, returns one mix of equal eigenvectors and then the
+    next eigenvalue; the solve splits the mix by component), and with three
+    clusters the span it reads must be exact."""
     rng = np.random.RandomState(0)
     y = np.repeat(np.arange(n_clusters), 120 // n_clusters)
     centres = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]])[:n_clusters]

@@ -111,13 +111,10 @@ NORMALIZED_KERNEL_MARGIN = 1.2
 #: clusters: its leading eigenvalues crowd at its largest, where solving to
 #: machine precision took ARPACK minutes on spam (4,601 samples) for labels
 #: that 1e-6 gives in seconds. Three clusters or more are solved at ``tol``
-#: (:meth:`SMIClustering._tol`). Known defect: the normalised kernel gives
-#: every connected component the same largest eigenvalue, and ARPACK returns
-#: one mix of the components' vectors and then the next eigenvalue. Two
-#: separated blobs then lose their second cluster; splitting the mix by
-#: component gives the exact eigenspace but took spam without links from
-#: 0.14 to 0.02 ARI (a clump of copies became a cluster), so the mix stays
-#: until a tie-break between components exists (research notes, "rule N3").
+#: (:meth:`SMIClustering._tol`). The normalised kernel gives every connected
+#: component the same largest eigenvalue, of which ARPACK returns one mix;
+#: every solve splits it over the cluster-sized components
+#: (:func:`smiclust.eigensolvers.split_by_components`).
 NORMALIZED_KERNEL_TOL = 1e-6
 
 
@@ -842,9 +839,10 @@ default=None
         :data:`NORMALIZED_KERNEL_TOL` on the normalised kernel with two
         clusters. With three clusters or more the leading eigenvalues of the
         normalised kernel crowd within the span that is read, and a loose
-        tolerance returns a wrong span (on a graph of several components they
-        are equal, one per component, and ARPACK at a loose tolerance finds
-        only one of them)."""
+        tolerance returns a wrong span. (Equal eigenvalues of several
+        components are split by
+        :func:`~smiclust.eigensolvers.split_by_components` after every
+        solve.)"""
         if kernel == "normalized" and n_clusters == 2:
             return max(self.tol, NORMALIZED_KERNEL_TOL)
         return self.tol

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import orth
 from scipy.sparse.linalg import (
     ArpackError,
     ArpackNoConvergence,
@@ -26,6 +27,7 @@ from .utils import single_threaded_blas
 __all__ = [
     "DENSE_MAX_SAMPLES",
     "leading_eigenvectors",
+    "split_by_components",
     "lobpcg_largest",
     "start_block",
     "peak_signs",
@@ -104,6 +106,64 @@ def leading_eigenvectors(
         return _iterative_eigenpairs(
             operator, k, solver, rng, v0, tol, max_iter, warm_start
         )
+
+
+def split_by_components(operator, eigenvalues, eigenvectors, component):
+    r"""Leading eigenpairs of a block-diagonal operator, with the share of
+    the given eigenvectors on each cluster-sized component as its own
+    direction.
+
+    A Krylov solver (ARPACK) started from one vector sees one direction of
+    each eigenspace: when two blocks of :math:`A` (connected components of
+    its graph) share an eigenvalue, as every component does for the
+    degree-normalised kernel, it returns one mix of their eigenvectors and
+    then the next eigenvalue. The share :math:`v|_B` of such a mix on a
+    union :math:`B` of components is itself an eigenvector, because
+    :math:`A` is block diagonal. Components of at least ``n / (2 k)`` rows
+    (``k`` eigenvectors; a cluster's size or half of it) are the blocks
+    :math:`B`, the smaller ones go with the largest: a clump of a few rows
+    is not a cluster, and stays in the direction that mixes it with the
+    largest component. The shares of every column on the blocks are
+    orthonormalised into :math:`Q`, and the Rayleigh-Ritz pairs of
+    :math:`Q^\top A Q` replace the given ones. The span of :math:`Q` holds
+    the given vectors, so no Ritz value is below the corresponding given
+    one. With fewer than two cluster-sized components the input is
+    returned as it is.
+
+    Parameters
+    ----------
+    operator : LinearOperator or sparse matrix of shape (n, n)
+        Symmetric and block diagonal over ``component``.
+    eigenvalues : ndarray of shape (k,)
+    eigenvectors : ndarray of shape (n, k)
+        Orthonormal columns.
+    component : ndarray of shape (n,)
+        Connected component of each row (``scipy.sparse.csgraph``).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        Descending.
+    eigenvectors : ndarray of shape (n, k)
+        Orthonormal columns.
+    """
+    n, k = eigenvectors.shape
+    sizes = np.bincount(component)
+    large = np.flatnonzero(2 * k * sizes >= n)
+    if k == 0 or large.size < 2:
+        return eigenvalues, eigenvectors
+    block = np.full(sizes.size, large[np.argmax(sizes[large])])
+    block[large] = large
+    row_block = block[component]
+    shares = [np.where(row_block == b, column, 0.0)
+              for column in eigenvectors.T for b in large]
+    Q = orth(np.column_stack(shares), rcond=1e-10)
+    if Q.shape[1] <= k:  # the shares span the given vectors only
+        return eigenvalues, eigenvectors
+    H = Q.T @ (operator @ Q)
+    vals, Z = np.linalg.eigh(0.5 * (H + H.T))
+    top = np.argsort(-vals, kind="stable")[:k]
+    return vals[top], Q @ Z[:, top]
 
 
 def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_start):

@@ -19,9 +19,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .constraints import link_matrix
-from .eigensolvers import leading_eigenvectors
+from .eigensolvers import leading_eigenvectors, split_by_components
 from .kernels import modified_kernel
 from .labeling import (
     argmax_labels,
@@ -246,6 +247,11 @@ def _solve_operator(
         max_iter=max_iter,
         warm_start=warm_start,
     )
+    # U is block diagonal over the components of ``graph``: equal eigenvalues
+    # of two components, which a Krylov solver mixes into one vector, come
+    # apart
+    _, component = connected_components(graph, directed=False)
+    vals, vecs = split_by_components(op, vals, vecs, component)
     lam_max = max(float(vals.max()), np.finfo(float).tiny)
     keep = vals > 1e-12 * lam_max
     if rotate and vecs.shape[1] > 1 and np.all(vals > 1e-10 * lam_max):

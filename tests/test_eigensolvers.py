@@ -1,0 +1,136 @@
+"""Tests of smiclust.eigensolvers.split_by_components against dense eigh."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from scipy.sparse.csgraph import connected_components
+
+from smiclust.eigensolvers import split_by_components
+
+
+def _psd_block(rng, size, top):
+    """A dense symmetric PSD block whose largest eigenvalue is ``top``."""
+    Q, _ = np.linalg.qr(rng.normal(size=(size, size)))
+    vals = np.sort(rng.uniform(0.0, 0.8 * top, size=size))
+    vals[-1] = top
+    return (Q * vals) @ Q.T
+
+
+def _block_matrix(rng, sizes, tops):
+    return sp.block_diag([_psd_block(rng, n, t) for n, t in zip(sizes, tops)],
+                         format="csr")
+
+
+def _components(A):
+    return connected_components(A, directed=False)[1]
+
+
+def _top_projector(A, k):
+    vals, vecs = np.linalg.eigh(A.toarray())
+    return vals[::-1][:k], vecs[:, ::-1][:, :k] @ vecs[:, ::-1][:, :k].T
+
+
+def test_equal_eigenvalues_of_two_blocks_come_apart():
+    """The mix of two blocks' equal leading eigenvectors, as a Krylov solver
+    returns it, and the next eigenvector: the split returns both leading
+    eigenvectors of the dense reference."""
+    rng = np.random.RandomState(0)
+    A = _block_matrix(rng, [15, 25], [2.0, 2.0])
+    dense = A.toarray()
+    vals, vecs = np.linalg.eigh(dense)
+    lead = vecs[:, vals > 2.0 - 1e-9]
+    assert lead.shape[1] == 2
+    mixed = lead @ np.array([0.6, 0.8])
+    nxt = vecs[:, np.argsort(vals)[-3]]
+    given_vals = np.array([2.0, vals[np.argsort(vals)[-3]]])
+    given = np.column_stack([mixed, nxt])
+    out_vals, out_vecs = split_by_components(A, given_vals, given, _components(A))
+    ref_vals, ref_proj = _top_projector(A, 2)
+    assert_allclose(out_vals, ref_vals, rtol=1e-12)
+    assert_allclose(out_vecs @ out_vecs.T, ref_proj, atol=1e-10)
+    assert_allclose(out_vecs.T @ out_vecs, np.eye(2), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ritz_values_never_below_the_given_ones(seed):
+    """For any orthonormal block, the split's values are the Rayleigh-Ritz
+    values of a larger space holding it: each at least the given one, and at
+    most the true eigenvalue."""
+    rng = np.random.RandomState(seed)
+    A = _block_matrix(rng, [6, 9, 12], rng.uniform(1.0, 3.0, size=3))
+    V, _ = np.linalg.qr(rng.normal(size=(27, 3)))
+    given_vals, Z = np.linalg.eigh(V.T @ (A @ V))
+    given_vals, V = given_vals[::-1], (V @ Z)[:, ::-1]
+    out_vals, out_vecs = split_by_components(A, given_vals, V, _components(A))
+    assert np.all(out_vals >= given_vals - 1e-12)
+    assert np.all(out_vals <= _top_projector(A, 3)[0] + 1e-12)
+    # Ritz pairs: the values are the Rayleigh quotients of the vectors
+    assert_allclose(np.einsum("ij,ij->j", out_vecs, A @ out_vecs), out_vals,
+                    atol=1e-12)
+
+
+def test_one_component_returns_the_input_unchanged():
+    rng = np.random.RandomState(1)
+    A = sp.csr_matrix(_psd_block(rng, 10, 1.0))
+    vals, vecs = np.linalg.eigh(A.toarray())
+    given = (vals[::-1][:2].copy(), vecs[:, ::-1][:, :2].copy())
+    out = split_by_components(A, *given, _components(A))
+    assert out[0] is given[0] and out[1] is given[1]
+
+
+def test_input_arrays_are_not_modified():
+    rng = np.random.RandomState(2)
+    A = _block_matrix(rng, [8, 8], [1.0, 1.0])
+    V, _ = np.linalg.qr(rng.normal(size=(16, 2)))
+    vals = np.array([0.5, 0.4])
+    V_copy, vals_copy = V.copy(), vals.copy()
+    split_by_components(A, vals, V, _components(A))
+    assert_allclose(V, V_copy, rtol=0, atol=0)
+    assert_allclose(vals, vals_copy, rtol=0, atol=0)
+
+
+def _equal_top_blocks(rng, sizes):
+    """A block matrix whose blocks share the largest eigenvalue 1, its dense
+    eigenpairs, and each block's leading eigenvector (one column per block)."""
+    A = _block_matrix(rng, sizes, [1.0] * len(sizes))
+    dense = A.toarray()
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    basis = np.zeros((starts[-1], len(sizes)))
+    for i, (a, b) in enumerate(zip(starts[:-1], starts[1:])):
+        basis[a:b, i] = np.linalg.eigh(dense[a:b, a:b])[1][:, -1]
+    vals, vecs = np.linalg.eigh(dense)
+    return A, vals, vecs, basis
+
+
+def test_a_clump_smaller_than_a_cluster_is_not_split_off():
+    """One large component and a clump of three rows with the same largest
+    eigenvalue: the clump is not a cluster, and the input comes back."""
+    rng = np.random.RandomState(3)
+    A, vals, vecs, basis = _equal_top_blocks(rng, [30, 3])
+    mixed = basis @ np.array([0.9, 0.1])
+    mixed /= np.linalg.norm(mixed)
+    nxt = vecs[:, np.argsort(vals)[-3]]
+    given = (np.array([1.0, np.sort(vals)[-3]]), np.column_stack([mixed, nxt]))
+    out = split_by_components(A, *given, _components(A))
+    assert out[0] is given[0] and out[1] is given[1]
+
+
+def test_a_clump_stays_with_the_largest_component():
+    """Two cluster-sized components and a clump, all with the largest
+    eigenvalue: the two components come apart, the clump keeps its share of
+    the given mix beside the first of the largest."""
+    rng = np.random.RandomState(4)
+    A, vals, vecs, basis = _equal_top_blocks(rng, [20, 20, 2])
+    mixed = basis @ np.array([0.6, 0.7, 0.2])
+    mixed /= np.linalg.norm(mixed)
+    nxt = vecs[:, np.argsort(vals)[-4]]
+    given = (np.array([1.0, np.sort(vals)[-4]]), np.column_stack([mixed, nxt]))
+    out_vals, out_vecs = split_by_components(A, *given, _components(A))
+    assert_allclose(out_vals, [1.0, 1.0], rtol=1e-12)
+    first = np.where(np.arange(42) < 20, mixed, 0.0) + np.where(
+        np.arange(42) >= 40, mixed, 0.0)
+    second = np.where((np.arange(42) >= 20) & (np.arange(42) < 40), mixed, 0.0)
+    expected = np.column_stack([first, second])
+    expected /= np.linalg.norm(expected, axis=0)
+    assert_allclose(out_vecs @ out_vecs.T, expected @ expected.T, atol=1e-10)
