@@ -11,7 +11,6 @@ inputs is assumed.
 
 import numpy as np
 import scipy.linalg
-from scipy.sparse.csgraph import connected_components
 
 from .eigensolvers import peak_signs
 
@@ -132,19 +131,20 @@ def row_probabilities(scores, fallback):
 _UNCOVERED_MASS = 1e-12
 
 
-def uncovered_rows(graph, vectors):
+def uncovered_rows(component, vectors):
     r"""Rows whose eigenvector entries are round-off, as a boolean mask.
 
-    :math:`U` couples samples only within the connected components of
-    ``graph`` (the pattern of :math:`K'`, plus the cannot-links when
-    :math:`\eta > 0`), so each eigenvector lives on the components whose block
-    it belongs to; in exact arithmetic the other components' entries are 0.
-    The caller sets the masked entries to 0: labels read from round-off would
-    change with a rescaling of ``X``, and the paper's rule gives exact zeros
-    the first cluster.
+    :math:`U` couples samples only within the connected components of its
+    graph (the pattern of :math:`K'`, plus the cannot-links when
+    :math:`\eta > 0`; ``component`` labels them, as
+    ``scipy.sparse.csgraph.connected_components`` does), so each eigenvector
+    lives on the components whose block it belongs to; in exact arithmetic
+    the other components' entries are 0. The caller sets the masked entries
+    to 0: labels read from round-off would change with a rescaling of ``X``,
+    and the paper's rule gives exact zeros the first cluster.
     """
-    n_components, component = connected_components(graph, directed=False)
-    if n_components == 1:
+    n_components = int(component.max()) + 1 if component.size else 0
+    if n_components <= 1:
         return np.zeros(vectors.shape[0], dtype=bool)
     mass = np.column_stack([
         np.bincount(component, weights=column**2, minlength=n_components)

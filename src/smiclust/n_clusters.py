@@ -387,7 +387,8 @@ def _smic_labels(K_mod, vectors):
     eigenvectors; precondition: ``vectors`` are leading eigenvectors of ``U``
     built on ``K_mod``."""
     signed = fix_signs(vectors)
-    signed[uncovered_rows(K_mod, signed)] = 0.0
+    signed[uncovered_rows(connected_components(K_mod, directed=False)[1],
+                          signed)] = 0.0
     _, normalizer = cluster_scores(signed)
     labels = argmax_labels(signed, normalizer)
     rank = np.empty(vectors.shape[1], dtype=np.intp)

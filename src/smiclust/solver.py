@@ -262,7 +262,7 @@ def _solve_operator(
         rotated = vecs @ rotation
         signed = fix_signs(rotated)
         signs = np.sign(np.sum(signed * rotated, axis=0))
-        uncovered = uncovered_rows(graph, signed)
+        uncovered = uncovered_rows(component, signed)
         signed[uncovered] = 0.0
         base = vecs.copy()
         base[uncovered] = 0.0
@@ -271,7 +271,7 @@ def _solve_operator(
         vals = (rotation**2).T @ vals  # Rayleigh quotient of each new column
     else:
         signed = fix_signs(vecs)
-        signed[uncovered_rows(graph, signed)] = 0.0
+        signed[uncovered_rows(component, signed)] = 0.0
         # beta_y = B K' phi_y / lambda_y; tiny eigenvalues (rank-deficient U)
         # get beta 0
         middle = op.apply_middle(op.apply_kernel(signed))
