@@ -1,4 +1,5 @@
-"""Tests of smiclust.eigensolvers.split_by_components against dense eigh."""
+"""Tests of smiclust.eigensolvers (split_by_components, the ARPACK restart
+bound) against dense eigh."""
 
 import numpy as np
 import pytest
@@ -6,7 +7,8 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 from scipy.sparse.csgraph import connected_components
 
-from smiclust.eigensolvers import split_by_components
+from smiclust import eigensolvers
+from smiclust.eigensolvers import leading_eigenvectors, split_by_components
 
 
 def _psd_block(rng, size, top):
@@ -134,3 +136,33 @@ def test_a_clump_stays_with_the_largest_component():
     expected = np.column_stack([first, second])
     expected /= np.linalg.norm(expected, axis=0)
     assert_allclose(out_vecs @ out_vecs.T, expected @ expected.T, atol=1e-10)
+
+
+@pytest.mark.parametrize(("n_blocks", "max_iter", "expected"),
+                         [(30, None, 1000), (30, 7, 7), (300, None, 1500)])
+def test_arpack_restarts_are_bounded_by_max_1000_n(monkeypatch, n_blocks, max_iter,
+                                                   expected):
+    """Without ``max_iter`` ARPACK gets ``max(ARPACK_MIN_RESTARTS, n)``
+    restarts (not SciPy's ``10 n``); a given ``max_iter`` is passed as is."""
+    seen = []
+    real = eigensolvers.eigsh
+
+    def spy(operator, **kwargs):
+        seen.append(kwargs["maxiter"])
+        return real(operator, **kwargs)
+
+    monkeypatch.setattr(eigensolvers, "eigsh", spy)
+    A = _identical_blocks(n_blocks)
+    leading_eigenvectors(A, 2, eigen_solver="arpack", random_state=0,
+                         max_iter=max_iter, tol=1e-8)
+    assert seen == [expected]
+
+
+def _identical_blocks(n_blocks):
+    """``n_blocks`` copies of the normalised adjacency of a 5-node path: every
+    block has the same largest eigenvalue, 1."""
+    path = sp.diags([np.ones(4), np.ones(4)], [-1, 1]).toarray()
+    degree = path.sum(axis=1)
+    block = path / np.sqrt(np.outer(degree, degree)) + np.eye(5)
+    return sp.block_diag([block] * n_blocks, format="csr")
+

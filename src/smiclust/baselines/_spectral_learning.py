@@ -314,8 +314,8 @@ class SpectralLearning(BaseLinkClustering):
     tol : float, default=0.0
         Eigen-solver tolerance (0: machine precision).
     max_iter : int, default=None
-        Eigen-solver iteration bound (``None``: ``10 n`` ARPACK restarts, 500
-        LOBPCG iterations).
+        Eigen-solver iteration bound (``None``: ``max(1000, n)`` ARPACK
+        restarts, 500 LOBPCG iterations).
     n_init : int, default=10
         Number of k-means initialisations.
     random_state : int, RandomState instance or None, default=None
