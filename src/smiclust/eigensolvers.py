@@ -180,10 +180,10 @@ def split_by_components(operator, eigenvalues, eigenvectors, component):
 def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_start):
     """ARPACK (LOBPCG fallback) or LOBPCG; see :func:`leading_eigenvectors`."""
     if solver == "arpack":
+        restarts = max_iter
+        if restarts is None:
+            restarts = max(ARPACK_MIN_RESTARTS, operator.shape[0])
         try:
-            restarts = max_iter
-            if restarts is None:
-                restarts = max(ARPACK_MIN_RESTARTS, operator.shape[0])
             vals, vecs = eigsh(
                 operator, k=k, which="LA", v0=v0, tol=tol, maxiter=restarts
             )

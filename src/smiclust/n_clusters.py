@@ -360,7 +360,8 @@ class _Solver:
         _, vecs = leading_eigenvectors(
             op, int(cands[-1]), eigen_solver=self.eigen_solver, random_state=self.seed
         )
-        return np.column_stack([_smic_labels(K_mod, vecs[:, :c]) for c in cands])
+        _, component = connected_components(K_mod, directed=False)
+        return np.column_stack([_smic_labels(component, vecs[:, :c]) for c in cands])
 
 
 class _ScaledOperator(LinearOperator):
@@ -382,13 +383,13 @@ class _ScaledOperator(LinearOperator):
         return self
 
 
-def _smic_labels(K_mod, vectors):
+def _smic_labels(component, vectors):
     """Labels of :func:`smiclust.solver.solve_smic` (``eta = 0``) from its
     eigenvectors; precondition: ``vectors`` are leading eigenvectors of ``U``
-    built on ``K_mod``."""
+    built on a kernel :math:`K'` whose connected components ``component``
+    labels."""
     signed = fix_signs(vectors)
-    signed[uncovered_rows(connected_components(K_mod, directed=False)[1],
-                          signed)] = 0.0
+    signed[uncovered_rows(component, signed)] = 0.0
     _, normalizer = cluster_scores(signed)
     labels = argmax_labels(signed, normalizer)
     rank = np.empty(vectors.shape[1], dtype=np.intp)
