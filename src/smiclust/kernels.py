@@ -10,6 +10,7 @@ kernel of normalised spectral clustering), chosen by ``kernel_from_neighbors``.
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.metrics import pairwise_distances_chunked
 
 from .constraints import link_matrix
@@ -30,6 +31,11 @@ __all__ = [
 #: The kernels of a fit: the paper's local-scaling kernel, and the same kernel
 #: degree-normalised (:func:`degree_normalized_kernel`).
 KERNELS = ("local-scaling", "normalized")
+
+#: The cross kernel holds a chunk of distances, its partitioned copy and three
+#: boolean masks of it at once (about 2.4 chunks), so a chunk gets a third of
+#: the working memory.
+_CHUNK_COPIES = 3
 
 
 def local_scales(graph, n_neighbors):
@@ -169,8 +175,10 @@ def local_scaling_cross_kernel(
     :math:`x'` would be among the ``t`` nearest of :math:`x_i`, i.e.
     :math:`\|x'-x_i\| \le \sigma_i`. Exact; distances are computed in chunks, so
     memory stays bounded by ``working_memory`` (MiB, scikit-learn's setting by
-    default). A new sample too far away for its distances to be represented
-    (overflow) gets an empty row, the limit of the kernel at infinity.
+    default): a chunk of distances takes a third of it, because the
+    selection of a chunk's entries needs up to twice the chunk again. A new
+    sample too far away for its distances to be represented (overflow) gets an
+    empty row, the limit of the kernel at infinity.
 
     Prior validation is assumed: ``sigma_fit`` are the fitted (floored) scales.
 
@@ -195,10 +203,13 @@ def local_scaling_cross_kernel(
 
     # Distances of far new samples overflow to inf (or inf - inf = nan in the
     # expansion); reduce() treats both as "too far", the kernel's limit.
+    if working_memory is None:
+        working_memory = get_config()["working_memory"]
     with np.errstate(over="ignore", invalid="ignore"):
         blocks = list(
             pairwise_distances_chunked(
-                X_new, X_fit, reduce_func=reduce, working_memory=working_memory
+                X_new, X_fit, reduce_func=reduce,
+                working_memory=working_memory / _CHUNK_COPIES,
             )
         )
     return sp.vstack(blocks, format="csr")
