@@ -360,8 +360,11 @@ def _announce(args, model, inputs, rep):
                      "column weigh 1); weighted links are used as given "
                      "(links='paper'), not closed")
     if n_candidates and n_candidates > 1:
-        rep.progress(f"tuning over {n_candidates} candidate (n_neighbors, gamma, "
-                     "eta) settings by LSMI; this can take a while",
+        # at most: n_neighbors whose graph has more pieces than clusters
+        # are left out by the fit
+        rep.progress(f"tuning over at most {n_candidates} candidate "
+                     "(n_neighbors, gamma, eta) settings by LSMI; this can "
+                     "take a while",
                      n_candidates=n_candidates)
     else:
         rep.progress(f"solving for {args.n_clusters} clusters")
