@@ -230,9 +230,27 @@ def _dense_eigh(operator, k):
 
 
 def start_block(rng, v0, k, partial):
-    """LOBPCG start block of ``k`` columns: ``v0`` first, the columns of a
-    partial result (e.g. ARPACK's, or a warm start) over it, Gaussian noise
-    from ``rng`` elsewhere."""
+    """LOBPCG start block of ``k`` columns.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the Gaussian noise.
+    v0 : ndarray of shape (n,)
+        The first column.
+    k : int
+        Number of columns.
+    partial : ndarray of shape (n, m) or None
+        A partial result (e.g. ARPACK's, or a warm start); its first
+        ``min(m, k)`` columns (real parts) overwrite the block's first ones.
+
+    Returns
+    -------
+    X0 : ndarray of shape (n, k)
+        The first ``min(m, k)`` columns are ``partial``'s; column 0 is ``v0``
+        when ``partial`` is None or empty; every other column is Gaussian
+        noise.
+    """
     X0 = rng.standard_normal((v0.shape[0], k))
     X0[:, 0] = v0
     if partial is not None and np.size(partial):
@@ -309,6 +327,10 @@ def peak_signs(vectors):
     The rule of scikit-learn's private ``_deterministic_vector_sign_flip``: the
     first of several largest entries decides; a zero column gets +1.
 
+    Parameters
+    ----------
+    vectors : array-like of shape (n, n_columns)
+
     Returns
     -------
     signs : ndarray of shape (n_columns,)
@@ -322,7 +344,19 @@ def peak_signs(vectors):
 
 
 def sign_flip(vectors):
-    """Columns multiplied by :func:`peak_signs`; a new float64 array."""
+    """Columns multiplied by :func:`peak_signs`.
+
+    Parameters
+    ----------
+    vectors : array-like of shape (n, n_columns)
+        Not modified.
+
+    Returns
+    -------
+    flipped : ndarray of shape (n, n_columns)
+        A new float64 array whose every column's largest-magnitude entry is
+        positive.
+    """
     V = np.array(vectors, dtype=np.float64, copy=True)
     if V.size == 0:
         return V
