@@ -580,7 +580,7 @@ def test_fit_sets_flipped_links_aside_and_says_so(tmp_path):
     from smiclust import SMIClustering
 
     X, y = _blobs()
-    must, cannot = _flipped_links(y, 100, 0.2, 0)
+    must, cannot = _flipped_links(y, 200, 0.2, 0)  # self-contradicting
     np.save(tmp_path / "blobs.npy", X)
     np.savetxt(tmp_path / "must.csv", must, fmt="%d", delimiter=",")
     np.savetxt(tmp_path / "cannot.csv", cannot, fmt="%d", delimiter=",")

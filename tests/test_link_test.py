@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
 
 from smiclust import SMIClustering, sample_links
 from smiclust.constraints import link_violations
+from smiclust.link_groups import link_groups
 from smiclust.link_test import link_folds, sign_test_pvalue
 
 
@@ -102,9 +104,27 @@ def _flipped_links(y, n_links, fraction, seed):
     return pairs[is_must], pairs[~is_must]
 
 
+def _with_contradiction(must, cannot, n_samples):
+    """``cannot`` and one cannot-link between two samples of one must-link
+    group that no must-link joins directly (the links then contradict
+    themselves)."""
+    group = link_groups(must, cannot, n_samples).group
+    direct = {tuple(sorted(p)) for p in must.tolist()}
+    for g in np.flatnonzero(np.bincount(group) >= 3):
+        members = np.flatnonzero(group == g)
+        for a in members:
+            for b in members:
+                if a < b and (a, b) not in direct:
+                    return np.vstack([cannot, [[a, b]]])
+    raise AssertionError("no must-link group of three samples")
+
+
 def test_wrong_links_are_set_aside_for_the_fit_without_links():
+    # 20 % of 200 links flipped: two cannot-links fall inside must-link
+    # groups, so the links are tested
     X, y = _blobs()
-    must, cannot = _flipped_links(y, 100, 0.2, 0)
+    must, cannot = _flipped_links(y, 200, 0.2, 0)
+    assert link_groups(must, cannot, len(X)).n_contradictions > 0
     model = SMIClustering(3, random_state=0).fit(X, must_link=must, cannot_link=cannot)
     assert model.links_ == "ignored" and model.link_test_pvalue_ < 0.05
     alone = SMIClustering(3, random_state=0).fit(X)
@@ -125,7 +145,7 @@ def test_wrong_links_are_set_aside_for_the_fit_without_links():
 
 def test_set_aside_links_do_not_choose_the_number_of_clusters():
     X, y = _blobs()
-    must, cannot = _flipped_links(y, 100, 0.2, 0)
+    must, cannot = _flipped_links(y, 300, 0.2, 0)
     model = SMIClustering("auto", random_state=0).fit(
         X, must_link=must, cannot_link=cannot
     )
@@ -138,11 +158,11 @@ def test_set_aside_links_do_not_choose_the_number_of_clusters():
                            alone.n_clusters_scores_[name])
 
 
-def test_correct_links_pass_the_test():
+def test_correct_links_are_not_tested():
     X, y = _blobs(1)
     must, cannot = sample_links(y, 60, random_state=0)
     model = SMIClustering(3, random_state=0).fit(X, must_link=must, cannot_link=cannot)
-    assert model.links_ == "closure" and model.link_test_pvalue_ >= 0.05
+    assert model.links_ == "closure" and np.isnan(model.link_test_pvalue_)
 
 
 def test_pvalue_equals_a_brute_force_refit_per_fold():
@@ -152,12 +172,18 @@ def test_pvalue_equals_a_brute_force_refit_per_fold():
     n_neighbors (the same solver seed, from the same random_state)."""
     X, y = _blobs(2)
     must, cannot = _flipped_links(y, 40, 0.3, 1)
-    model = SMIClustering(3, random_state=3).fit(X, must_link=must, cannot_link=cannot)
+    cannot = _with_contradiction(must, cannot, len(X))  # the links are tested
+    # one gamma grid for the fit's softened links and the folds' closed ones
+    # (their default grids differ), so the folds search n_neighbors only
+    grid = dict(gamma=[0.0, 1.0])
+    model = SMIClustering(3, random_state=3, **grid).fit(
+        X, must_link=must, cannot_link=cannot
+    )
     small = dict(random_state=3, link_test_level=0, lsmi_n_centers=100,
                  consensus=False)
     alone = SMIClustering(3, **small).fit(X).labels_
     # the parameters the fit with links chose (before any setting aside)
-    chosen = SMIClustering(3, random_state=3, link_test_level=0).fit(
+    chosen = SMIClustering(3, random_state=3, link_test_level=0, **grid).fit(
         X, must_link=must, cannot_link=cannot
     )
     # the folds: the fifth seed drawn from random_state is the test's
@@ -191,3 +217,23 @@ def test_bad_levels(level):
     X, _ = _blobs()
     with pytest.raises((ValueError, TypeError), match="link_test_level"):
         SMIClustering(3, link_test_level=level).fit(X)
+
+
+def test_consistent_links_are_used_even_where_the_data_do_not_predict_them():
+    # features unrelated to the classes: held-out links are not predicted by
+    # the data, with the links or without; the links are correct, so they
+    # contradict nothing and must be used, not set aside (their closure
+    # alone labels most samples)
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), 60)
+    X = rng.normal(size=(y.size, 4))
+    must, cannot = sample_links(y, 800, random_state=0)
+    assert link_groups(must, cannot, y.size).n_contradictions == 0
+    model = SMIClustering(3, random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    assert model.links_ == "closure" and np.isnan(model.link_test_pvalue_)
+    assert adjusted_rand_score(y, model.labels_) > 0.9
+    # one wrong link that contradicts the others brings the test back
+    model = SMIClustering(3, random_state=0).fit(
+        X, must_link=must, cannot_link=_with_contradiction(must, cannot, y.size)
+    )
+    assert np.isfinite(model.link_test_pvalue_)

@@ -333,20 +333,22 @@ class SMIClustering(BaseLinkClustering):
         the eigenvectors").
     link_test_level : float in [0, 1), default=0.05
         Beyond the paper, with ``links="closure"`` and links given as pairs
-        (not ``partial_labels``, no weights): the significance level at which
-        the links are set aside as wrong (:mod:`smiclust.link_test`). The
-        linked samples are dealt into 5 folds; the fit on the links outside
-        each fold (``n_neighbors`` searched at the chosen ``gamma`` and
-        ``eta``) predicts the links of the fold's samples, and so does the
-        fit without links. When the fit without links is right more often,
-        sample by sample, at this level (one-sided exact sign test), the
-        links disagree with each other through the data, which correct
-        links do not, and the fit without links is returned (``links_ ==
+        (not ``partial_labels``, no weights) that contradict themselves (a
+        cannot-link between two samples that the must-links join; correct
+        links never do, and consistent links are always used): the
+        significance level at which the links are set aside as wrong
+        (:mod:`smiclust.link_test`). The linked samples are dealt into 5
+        folds; the fit on the links outside each fold (``n_neighbors``
+        searched at the chosen ``gamma`` and ``eta``) predicts the links of
+        the fold's samples, and so does the fit without links. When the fit
+        without links is right more often, sample by sample, at this level
+        (one-sided exact sign test), the links disagree with each other
+        through the data, and the fit without links is returned (``links_ ==
         "ignored"``, with ``n_clusters="auto"`` chosen without links too;
         ``n_violations_`` and ``suspect_links_`` still count the given
-        links). ``0`` never tests. Costs 6 searches of
-        ``n_neighbors`` with :data:`LINK_TEST_LSMI_CENTERS` (100) LSMI
-        centres. Measured in docs/noisy-links.md.
+        links). ``0`` never tests. Costs 6 searches of ``n_neighbors`` with
+        :data:`LINK_TEST_LSMI_CENTERS` (100) LSMI centres. Measured in
+        docs/noisy-links.md.
     neighbor_algorithm : {"auto", "exact", "approximate"}, default="auto"
         Neighbour search; ``"auto"`` is exact below 50,000 samples and
         approximate (pynndescent, extra ``ann``) above, when installed.
@@ -861,12 +863,17 @@ default=None
     def _tests_links(self, inputs, partial_labels):
         """Whether this fit tests its links against the data alone: given
         pairs (not partial labels), unweighted, closed, more than one
-        cluster, and ``link_test_level > 0``."""
+        cluster, ``link_test_level > 0``, and links that contradict
+        themselves (a cannot-link inside a must-link group). Correct links
+        never do, and correct links the data do not predict are still right
+        about the samples they join."""
         weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
         n_links = len(inputs.must_link) + len(inputs.cannot_link)
         return (
             self.link_test_level > 0 and self.links == "closure" and n_links > 0
             and partial_labels is None and not weighted and inputs.n_clusters > 1
+            and link_groups(inputs.must_link, inputs.cannot_link,
+                            inputs.n_samples).n_contradictions > 0
         )
 
     def _link_test(self, inputs, graph, t_grid, seeds, test_seed):
