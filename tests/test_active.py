@@ -332,6 +332,14 @@ def test_active_link_test_off_by_default_and_passed_on(four_blobs):
     tested = ActiveSMIClustering(4, budget=20, link_test_level=0.05,
                                  random_state=0).fit(X, oracle)
     assert tested.estimator_.link_test_level == 0.05
+    # a truthful oracle's answers contradict nothing: not tested
+    assert np.isnan(tested.estimator_.link_test_pvalue_)
+    # answers given first that contradict themselves (0-1-2 joined, 0-2
+    # apart) are tested at the level passed on
+    tested = ActiveSMIClustering(4, budget=20, link_test_level=0.05,
+                                 random_state=0).fit(
+        X, oracle, must_link=[[0, 1], [1, 2]], cannot_link=[[0, 2]]
+    )
     assert 0 <= tested.estimator_.link_test_pvalue_ <= 1
 
 

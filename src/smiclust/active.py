@@ -632,7 +632,10 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         As in :class:`~smiclust.SMIClustering`, but off by default here: the
         test holds out links as if they were like the others, and the pairs
         asked here are chosen by the model where it is unsure, so the fit
-        without links is judged on the pairs that are hardest for it.
+        without links is judged on the pairs that are hardest for it. The
+        test runs only on links that contradict themselves; the questions
+        never ask a pair the answers already decide, so only answers given
+        to :meth:`fit` can contradict each other.
     search_every : int, default=5
         Batches between two searches of the ``"auto"`` parameters.
     random_state : int, RandomState instance or None, default=None
