@@ -647,8 +647,14 @@ default=None
             X, must_link, cannot_link, must_link_weight, cannot_link_weight
         )
         inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
-        links = _link_set(inputs, self.links, self.contradictions)
-        clique = _cannot_clique_samples(inputs, links.groups)
+        # the closure of the given links, built once: how they are used, the
+        # clique of cannot-linked groups and whether the link test runs
+        given = (link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+                 if len(inputs.must_link) or len(inputs.cannot_link) else None)
+        links = _link_set(inputs, self.links, self.contradictions, given)
+        clique = _cannot_clique_samples(
+            inputs, given if links.groups is None else links.groups
+        )
         t_grid = self._n_neighbors_grid(inputs.n_samples)
         auto_c = isinstance(self.n_clusters, str)
         if auto_c and inputs.n_samples <= _AUTO_C_NEIGHBORS:
@@ -669,7 +675,7 @@ default=None
         self.n_clusters_ = inputs.n_clusters
         self._warn_unused_weights(inputs)
         seeds = (solver_seed, lsmi_seed)
-        tested = self._tests_links(inputs, partial_labels)
+        tested = self._tests_links(inputs, partial_labels, given)
         self.link_test_pvalue_ = float("nan")
         self._fit_graph(inputs, links, graph, t_grid, seeds)
         if tested:
@@ -860,20 +866,19 @@ default=None
         return (self.indicator_rotation and self.links == "closure"
                 and n_clusters >= 3)
 
-    def _tests_links(self, inputs, partial_labels):
+    def _tests_links(self, inputs, partial_labels, groups):
         """Whether this fit tests its links against the data alone: given
         pairs (not partial labels), unweighted, closed, more than one
         cluster, ``link_test_level > 0``, and links that contradict
-        themselves (a cannot-link inside a must-link group). Correct links
-        never do, and correct links the data do not predict are still right
-        about the samples they join."""
+        themselves (a cannot-link inside a must-link group of ``groups``,
+        their closure; ``None`` without links). Correct links never do, and
+        correct links the data do not predict are still right about the
+        samples they join."""
         weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
-        n_links = len(inputs.must_link) + len(inputs.cannot_link)
         return (
-            self.link_test_level > 0 and self.links == "closure" and n_links > 0
+            self.link_test_level > 0 and self.links == "closure"
+            and groups is not None and groups.n_contradictions > 0
             and partial_labels is None and not weighted and inputs.n_clusters > 1
-            and link_groups(inputs.must_link, inputs.cannot_link,
-                            inputs.n_samples).n_contradictions > 0
         )
 
     def _link_test(self, inputs, graph, t_grid, seeds, test_seed):
@@ -1307,14 +1312,18 @@ def _union_pairs(a, b):
     return pairs[np.sort(first)]
 
 
-def _link_set(inputs, mode, contradictions="soften"):
+def _link_set(inputs, mode, contradictions="soften", given=None):
     """How the links are used: closed (default) or as the paper does; links
-    that contradict themselves softened or repaired."""
+    that contradict themselves softened or repaired. ``given``: the
+    closure of ``inputs``' links (:func:`~smiclust.link_groups.link_groups`)
+    when already built."""
     weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
     groups = None
     has_links = len(inputs.must_link) or len(inputs.cannot_link)
     if mode == "closure" and not weighted and has_links:
-        groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+        groups = given if given is not None else link_groups(
+            inputs.must_link, inputs.cannot_link, inputs.n_samples
+        )
         if groups.n_contradictions and contradictions == "repair":
             keep = repaired_must_links(inputs.must_link, inputs.cannot_link,
                                        inputs.n_samples)
