@@ -375,3 +375,36 @@ def test_restricted_links_close_to_the_closure_among_the_kept_samples(seed):
     m, c = closed_links(again)
     assert {tuple(p) for p in m} == expected_must
     assert {tuple(p) for p in c} == expected_cannot
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_large_cannot_linked_groups_whose_scores_agree_take_distinct_clusters(seed):
+    # four classes of 10, each closed into one group by must-links, every two
+    # classes cannot-linked; two small groups cannot-linked to one class only,
+    # so the linked groups are no clique. The scores put classes 0 and 1 in
+    # one cluster (as eigenvectors that merge two classes do): one cannot-
+    # linked neighbour must not keep a large group there
+    rng = np.random.RandomState(seed)
+    c, size = 4, 10
+    y = np.repeat(np.arange(c), size)
+    n = y.size + 4
+    must = np.array([[k * size + i, k * size + i + 1]
+                     for k in range(c) for i in range(size - 1)], dtype=np.intp)
+    must = np.vstack([must, [[40, 41], [42, 43]]])
+    cannot = np.array([[a * size, b * size] for a in range(c) for b in range(a + 1, c)]
+                      + [[40, 0], [42, 0]], dtype=np.intp)
+    groups = link_groups(must, cannot, n)
+    merged = np.where(y == 1, 0, y)
+    S = np.vstack([np.eye(c)[merged], rng.uniform(0.01, 1, size=(4, c))])
+    S[: y.size] += rng.uniform(0, 0.2, size=(y.size, c))
+    got = group_labels(S, groups, c)
+    # the four class groups form the clique: the best assignment of distinct
+    # clusters, found exhaustively
+    mass = np.zeros((groups.n_groups, c))
+    np.add.at(mass, groups.group, S / S.sum(axis=1, keepdims=True))
+    class_groups = groups.group[np.arange(c) * size]
+    best = max(itertools.permutations(range(c)),
+               key=lambda p: mass[class_groups, list(p)].sum())
+    assert_array_equal(got[np.arange(c) * size], best)
+    assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
+    assert np.all(got[must[:, 0]] == got[must[:, 1]])

@@ -370,12 +370,18 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
       labels, or links that decide every pair): each takes its own cluster,
       the assignment maximising the total mass :math:`\sum_a m_{a y_a}`
       (exact, :func:`scipy.optimize.linear_sum_assignment`);
-    * otherwise (more clusters, or contradictory links): iterated conditional
-      modes from the argmax, a group taking the cluster that maximises
-      :math:`m_{ay}/\sum_y m_{ay} - \mathrm{penalty}\cdot
-      \#\{\text{cannot-linked groups in } y\}`, larger groups first (equal
-      sizes: larger gain first, so the result does not depend on the order of
-      the samples), until no group moves or ``max_rounds``.
+    * more clusters, when the groups of :func:`cannot_clique` (pairwise
+      cannot-linked) are ``n_clusters``: the links decide every cluster, and
+      every labelling that satisfies them puts these groups in distinct
+      clusters. They take the assignment of largest total mass (exact, as
+      above) and stay there;
+    * the other linked groups (more clusters; or two clusters and
+      contradictory links): iterated conditional modes from the argmax, a
+      group taking the cluster that maximises :math:`m_{ay}/\sum_y m_{ay} -
+      \mathrm{penalty}\cdot \#\{\text{cannot-linked groups in } y\}`,
+      larger groups first (equal sizes: larger gain first, so the result does
+      not depend on the order of the samples), until no group moves or
+      ``max_rounds``.
 
     Returns
     -------
@@ -404,12 +410,21 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
         labels[linked[rows]] = cols
     else:
         todo[linked] = True
+        # larger groups, then surer ones, first among equal numbers of
+        # cannot-linked groups: an order that does not depend on how the
+        # samples are numbered
+        clique = cannot_clique(groups, priority=groups.sizes + mass.max(axis=1)
+                               / np.maximum(mass.sum(axis=1), np.finfo(float).tiny))
+        if clique.size == n_clusters:
+            rows, cols = linear_sum_assignment(mass[clique], maximize=True)
+            labels[clique[rows]] = cols
+            todo[clique] = False
     if todo.any():
         _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
     return labels[groups.group]
 
 
-def cannot_clique(groups):
+def cannot_clique(groups, priority=None):
     r"""Groups that are pairwise cannot-linked: a lower bound on the clusters.
 
     No labelling with fewer clusters than a clique of the group cannot-link
@@ -422,6 +437,9 @@ def cannot_clique(groups):
     Parameters
     ----------
     groups : LinkGroups
+    priority : ndarray of shape (n_groups,), default=None
+        Breaks ties of the number of cannot-linked groups (larger first);
+        ``None``: the group order.
 
     Returns
     -------
@@ -433,8 +451,12 @@ def cannot_clique(groups):
     if groups.n_groups == 0:
         return np.empty(0, dtype=np.intp)
     degree = np.diff(C.indptr)
+    if priority is None:
+        order = np.argsort(-degree, kind="stable")
+    else:
+        order = np.lexsort((-np.asarray(priority, dtype=np.float64), -degree))
     kept = []
-    for node in np.argsort(-degree, kind="stable"):
+    for node in order:
         row = C.indices[C.indptr[node] : C.indptr[node + 1]]
         if np.isin(kept, row).all():
             kept.append(node)
