@@ -405,20 +405,12 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
         flipped = (flip > keep)[component[ok]]
         labels[ok] = np.where(flipped, 1 - colour[ok], colour[ok])
         todo[linked[bad[component[linked]]]] = True
-    elif _is_clique(groups.cannot_pairs, linked.size) and linked.size <= n_clusters:
-        rows, cols = linear_sum_assignment(mass[linked], maximize=True)
-        labels[linked[rows]] = cols
     else:
         todo[linked] = True
-        # larger groups, then surer ones, first among equal numbers of
-        # cannot-linked groups: an order that does not depend on how the
-        # samples are numbered
-        clique = cannot_clique(groups, priority=groups.sizes + mass.max(axis=1)
-                               / np.maximum(mass.sum(axis=1), np.finfo(float).tiny))
-        if clique.size == n_clusters:
-            rows, cols = linear_sum_assignment(mass[clique], maximize=True)
-            labels[clique[rows]] = cols
-            todo[clique] = False
+        distinct = _distinct_cluster_groups(groups, linked, mass, n_clusters)
+        rows, cols = linear_sum_assignment(mass[distinct], maximize=True)
+        labels[distinct[rows]] = cols
+        todo[distinct] = False
     if todo.any():
         _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
     return labels[groups.group]
@@ -463,6 +455,21 @@ def cannot_clique(groups, priority=None):
         if degree[node] < len(kept):  # later groups cannot extend the clique
             break
     return np.asarray(kept, dtype=np.intp)
+
+
+def _distinct_cluster_groups(groups, linked, mass, n_clusters):
+    """The cannot-linked groups that every labelling satisfying the links
+    puts in distinct clusters, when the links say so: all of ``linked`` when
+    they are one clique of at most ``n_clusters``, else the greedy clique
+    when it has ``n_clusters`` groups; else none."""
+    if _is_clique(groups.cannot_pairs, linked.size) and linked.size <= n_clusters:
+        return linked
+    # larger groups, then surer ones, first among equal numbers of
+    # cannot-linked groups: an order that does not depend on how the samples
+    # are numbered
+    clique = cannot_clique(groups, priority=groups.sizes + mass.max(axis=1)
+                           / np.maximum(mass.sum(axis=1), np.finfo(float).tiny))
+    return clique if clique.size == n_clusters else np.empty(0, dtype=np.intp)
 
 
 def _is_clique(pairs, n_nodes):
