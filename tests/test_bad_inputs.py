@@ -317,13 +317,13 @@ BAD_PARAMS = {
     "violation_penalty=-1": (
         {"violation_penalty": -1},
         ValueError,
-        r"'violation_penalty' parameter of SMIClustering must be a str among "
-        r"\{'auto'\} or a float in the range \[0, inf\)\. Got -1",
+        r"'violation_penalty' parameter of SMIClustering must be a float in the "
+        r"range \[0, inf\)\. Got -1",
     ),
     "violation_penalty=nan": (
         {"violation_penalty": np.nan}, ValueError, "'violation_penalty'.*Got nan"),
     "violation_penalty='2'": (
-        {"violation_penalty": "2"}, ValueError, "'violation_penalty'.*Got '2'"),
+        {"violation_penalty": "2"}, TypeError, "'violation_penalty'.*Got '2'"),
     "violation_penalty=True": (
         {"violation_penalty": True}, TypeError, "'violation_penalty'.*Got True"),
 }

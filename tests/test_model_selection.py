@@ -2,7 +2,6 @@
 the shared scoring of labellings, and the Dask path of the parameter search."""
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -212,56 +211,3 @@ def test_connected_grid_keeps_the_t_with_few_components_or_the_fewest():
         if connected_components(A.tocsr(), directed=False)[0] <= 2:
             expected.append(t)
     assert kept == expected and 10 in kept
-
-
-def _overlapping_blobs_with_links(n_links=80, flip=0):
-    from sklearn.datasets import make_blobs
-
-    X, y = make_blobs(n_samples=160, centers=4, cluster_std=2.5, random_state=3)
-    must, cannot = sample_links(y, n_links, random_state=1)
-    if flip:  # a chain i - j - k of must-links and a cannot-link (i, k)
-        i, j, k = np.flatnonzero(y == 0)[:3]
-        must = np.vstack([must, [[i, j], [j, k]]])
-        cannot = np.vstack([cannot, [[i, k]]])
-    return X, y, must, cannot
-
-
-def test_auto_violation_penalty_is_lsmi_alone_on_closed_links():
-    """violation_penalty="auto" on closed links: the criterion is LSMI alone
-    (the labels keep the links), and the fit equals an explicit 0."""
-    X, _, must, cannot = _overlapping_blobs_with_links()
-    grid = dict(n_neighbors=[2, 3, 5, 8])
-    auto = SMIClustering(4, random_state=0, **grid).fit(
-        X, must_link=must, cannot_link=cannot)
-    assert auto.links_ == "closure"
-    assert auto.violation_penalty_ == 0.0
-    res = auto.tuning_results_
-    assert_allclose(res["criterion"], selection_criterion(
-        res["lsmi"], res["n_violations"], violation_penalty=0.0))
-    # the term would act here: some candidate leaves links violated
-    assert res["n_violations"].max() > 0
-    zero = SMIClustering(4, violation_penalty=0.0, random_state=0, **grid).fit(
-        X, must_link=must, cannot_link=cannot)
-    assert_array_equal(auto.labels_, zero.labels_)
-    assert zero.violation_penalty_ == 0.0
-
-
-@pytest.mark.parametrize("case", ["paper", "weighted", "contradicting"])
-def test_auto_violation_penalty_is_the_papers_on_links_used_as_given(case):
-    """Wherever the links are used as given ("paper", weights, links that
-    contradict themselves) "auto" is the paper's criterion, w = 1."""
-    X, _, must, cannot = _overlapping_blobs_with_links(
-        flip=case == "contradicting")
-    kwargs = dict(links="paper") if case == "paper" else {}
-    fit_kwargs = (dict(must_link_weight=np.full(len(must), 0.5))
-                  if case == "weighted" else {})
-    model = SMIClustering(4, n_neighbors=[2, 3, 5, 8], random_state=0,
-                          link_test_level=0.0, **kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the contradiction's warning
-        model.fit(X, must_link=must, cannot_link=cannot, **fit_kwargs)
-    assert model.links_ == "paper"
-    assert model.violation_penalty_ == 1.0
-    res = model.tuning_results_
-    assert_allclose(res["criterion"], selection_criterion(
-        res["lsmi"], res["n_violations"], violation_penalty=1.0))

@@ -220,20 +220,13 @@ class SMIClustering(BaseLinkClustering):
         ``n_clusters == 2`` (fixed at 0 otherwise, as in the paper). ``"auto"``
         searches ``DEFAULT_ETAS`` = (0, 0.1, 1, 10) with ``links="paper"`` and
         ``CLOSURE_ETAS`` = (0, 1) on closed links.
-    violation_penalty : float or "auto", default="auto"
+    violation_penalty : float, default=1.0
         Weight :math:`w \ge 0` of the violated links in the criterion that
         chooses the "auto" parameters,
         :math:`\mathrm{LSMI}/\max\mathrm{LSMI} - w\,n_v/\max n_v`. 1 is the
         paper's criterion; larger values trust the links more (measured in the
-        user guide, "What is tuned automatically"), 0 chooses by LSMI alone.
-        ``"auto"`` (beyond the paper): 0 on closed links (``links_ ==
-        "closure"``), whose labels keep the links themselves (the violations
-        left there are the few that the group labelling lets the scores keep,
-        and the term, divided by their maximum, would let a handful of them
-        outweigh LSMI), and 1, the paper's, wherever the links are used as
-        given (``links="paper"``, weighted links, links that contradict
-        themselves). Measured in docs/beyond-the-paper/research-notes.md
-        ("rule V"). No effect without links or when nothing is searched.
+        user guide, "What is tuned automatically"), 0 chooses by LSMI alone. No
+        effect without links or when nothing is searched.
     links : {"closure", "paper"}, default="closure"
         How the links are used. ``"paper"`` is the paper's 3SMIC exactly: the
         links as given enter :math:`K'`, :math:`M` and :math:`C`, and labels
@@ -430,10 +423,6 @@ class SMIClustering(BaseLinkClustering):
         the spread labels of the linked samples alone, or (``"none"``:
         ``spreading=0``, links used as given, one cluster, or every sample
         in a link) the eigenvector scores.
-    violation_penalty_ : float
-        The weight of the violation term the final search used
-        (``violation_penalty``, or the one ``"auto"`` gave the links of
-        ``links_``).
     spreading_ : float
         The spreading weight used (``spreading``, or the one ``"auto"``
         chose); 0 when nothing was spread (``spread_from_ == "none"``).
@@ -533,8 +522,7 @@ class SMIClustering(BaseLinkClustering):
             Interval(numbers.Real, 0, MAX_LINK_WEIGHT, closed="both"),
             RealGrid(0.0, MAX_LINK_WEIGHT),
         ],
-        "violation_penalty": [Options({"auto"}),
-                              Interval(numbers.Real, 0, None, closed="left")],
+        "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "links": [Options({"closure", "paper"})],
         "contradictions": [Options({"soften", "repair"})],
         "kernel": [Options({"auto", "local-scaling", "normalized"})],
@@ -561,7 +549,7 @@ class SMIClustering(BaseLinkClustering):
         n_neighbors="auto",
         gamma="auto",
         eta="auto",
-        violation_penalty="auto",
+        violation_penalty=1.0,
         links="closure",
         contradictions="soften",
         kernel="auto",
@@ -718,7 +706,6 @@ default=None
                 local_scaling_kernel_from_neighbors(graph, fit.params[0])
             )[1]
         self.links_ = "paper" if links.groups is None else "closure"
-        self.violation_penalty_ = self._violation_penalty(links)
         self.spread_from_ = fit.spread.source
         self.link_agreement_ = fit.spread.agreement
         self.spreading_ = fit.spread.alpha
@@ -1074,22 +1061,13 @@ default=None
             max_iter=self.max_iter,
             n_jobs=self.n_jobs,
             verbose=verbose,
-            violation_penalty=self._violation_penalty(links),
+            violation_penalty=self.violation_penalty,
             must_weight=links.must_weight,
             cannot_weight=links.cannot_weight,
             groups=links.groups,
             rotate=self._rotates(inputs.n_clusters),
             kernel=kernel,
         )
-
-    def _violation_penalty(self, links):
-        """The weight of the violation term for ``links`` (a
-        :class:`~smiclust.solver.LinkSet`): ``violation_penalty``, or with
-        ``"auto"`` 0 on closed links (they carry their groups) and 1 on links
-        used as given."""
-        if self.violation_penalty != "auto":
-            return float(self.violation_penalty)
-        return 0.0 if links.groups is not None else 1.0
 
     def _store_solution(self, inputs, solution, params, search, candidates, t_chosen):
         """Set the fitted attributes from the final solve and the search.

@@ -725,7 +725,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         n_neighbors="auto",
         gamma="auto",
         eta="auto",
-        violation_penalty="auto",
+        violation_penalty=1.0,
         links="closure",
         kernel="local-scaling",
         spreading="auto",

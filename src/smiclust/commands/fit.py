@@ -113,18 +113,9 @@ fraction_arg = _number_arg(float, "a number", lambda x: 0 <= x < 1,
                             "a number in [0, 1)")
 
 
-def _auto_or(parse_number):
-    """``auto`` or what ``parse_number`` accepts."""
-    def parse(value):
-        return "auto" if value.strip().lower() == "auto" else parse_number(value)
-    parse.__name__ = parse_number.__name__
-    return parse
-
-
-#: ``auto`` or a number in [0, 1).
-spreading_arg = _auto_or(fraction_arg)
-#: ``auto`` or a finite number >= 0.
-penalty_arg = _auto_or(non_negative_float)
+def spreading_arg(value):
+    """``auto`` or a number in [0, 1)."""
+    return "auto" if value.strip().lower() == "auto" else fraction_arg(value)
 
 
 def _grid_arg(kind, convert, low):
@@ -226,14 +217,13 @@ def add_parser(subparsers):
                            help=f"whether the first line of {files} is a header; "
                                 f"'infer' (default): {rule}")
     model = add_model_arguments(p)
-    model.add_argument("--violation-penalty", type=penalty_arg, default="auto",
+    model.add_argument("--violation-penalty", type=non_negative_float, default=1.0,
                        metavar="W",
                        help="how much violated links count when the auto "
                             "parameters are chosen: LSMI / max LSMI - W x "
-                            "violations / max violations (1: the paper's; "
-                            "larger trusts the links more, 0 ignores them; "
-                            "'auto', the default: 0 on closed links, whose "
-                            "labels keep the links, 1 on links used as given)")
+                            "violations / max violations (default: 1, the "
+                            "paper's; larger trusts the links more, 0 ignores "
+                            "them)")
     model.add_argument("--spreading", type=spreading_arg, default="auto",
                        metavar="A",
                        help="weight of the neighbours when the rows in no link "
@@ -457,7 +447,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "n_neighbors": int(model.n_neighbors_),
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
-        "violation_penalty": float(model.violation_penalty_),
+        "violation_penalty": float(args.violation_penalty),
         "spreading": float(model.spreading_),
         "consensus": bool(args.consensus),
         "contradictions": args.contradictions,
