@@ -448,10 +448,15 @@ def cannot_clique(groups, priority=None):
     else:
         order = np.lexsort((-np.asarray(priority, dtype=np.float64), -degree))
     kept = []
+    # groups cannot-linked to every group kept so far (C is symmetric)
+    joins_all = np.ones(groups.n_groups, dtype=bool)
     for node in order:
-        row = C.indices[C.indptr[node] : C.indptr[node + 1]]
-        if np.isin(kept, row).all():
+        if joins_all[node]:
             kept.append(node)
+            row = C.indices[C.indptr[node] : C.indptr[node + 1]]
+            still = joins_all[row]
+            joins_all[:] = False
+            joins_all[row] = still
         if degree[node] < len(kept):  # later groups cannot extend the clique
             break
     return np.asarray(kept, dtype=np.intp)
