@@ -375,19 +375,13 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
       every labelling that satisfies them puts these groups in distinct
       clusters. They take the assignment of largest total mass (exact, as
       above) and stay there;
-    * the other cannot-linked groups, more clusters: one at a time, the most
-      constrained first (cannot-linked to the most distinct clusters taken),
-      each taking the cluster of largest share :math:`m_{ay}/\sum_y m_{ay}`
-      among those none of its cannot-linked groups holds
-      (:func:`_saturation_colouring`): a labelling that satisfies every link
-      whenever this greedy order finds one, where scores alone would break
-      links the data cannot support;
-    * two clusters and contradictory links: iterated conditional modes from
-      the argmax, a group taking the cluster that maximises
-      :math:`m_{ay}/\sum_y m_{ay} - \mathrm{penalty}\cdot
-      \#\{\text{cannot-linked groups in } y\}`, larger groups first (equal
-      sizes: larger gain first, so the result does not depend on the order of
-      the samples), until no group moves or ``max_rounds``.
+    * the other linked groups (more clusters; or two clusters and
+      contradictory links): iterated conditional modes from the argmax, a
+      group taking the cluster that maximises :math:`m_{ay}/\sum_y m_{ay} -
+      \mathrm{penalty}\cdot \#\{\text{cannot-linked groups in } y\}`,
+      larger groups first (equal sizes: larger gain first, so the result does
+      not depend on the order of the samples), until no group moves or
+      ``max_rounds``.
 
     Returns
     -------
@@ -411,16 +405,14 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
         flipped = (flip > keep)[component[ok]]
         labels[ok] = np.where(flipped, 1 - colour[ok], colour[ok])
         todo[linked[bad[component[linked]]]] = True
-        if todo.any():
-            _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
-        return labels[groups.group]
-    todo[linked] = True
-    distinct = _distinct_cluster_groups(groups, linked, mass, n_clusters)
-    rows, cols = linear_sum_assignment(mass[distinct], maximize=True)
-    labels[distinct[rows]] = cols
-    todo[distinct] = False
+    else:
+        todo[linked] = True
+        distinct = _distinct_cluster_groups(groups, linked, mass, n_clusters)
+        rows, cols = linear_sum_assignment(mass[distinct], maximize=True)
+        labels[distinct[rows]] = cols
+        todo[distinct] = False
     if todo.any():
-        _saturation_colouring(labels, mass, groups, todo)
+        _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
     return labels[groups.group]
 
 
@@ -512,44 +504,6 @@ def _two_colouring(C, nodes):
                 elif colour[v] == colour[u]:
                     bad[component[u]] = True
     return colour, component, bad
-
-
-def _saturation_colouring(labels, mass, groups, todo):
-    """Colour the groups ``todo`` one at a time, in place (DSatur, Brélaz 1979,
-    guided by the scores).
-
-    The next group is the one cannot-linked to the most distinct clusters
-    already taken (the most constrained), larger and then surer groups first
-    among equals; it takes the cluster of largest share among those no
-    cannot-linked group holds, or, when every cluster is held, the one held
-    by the fewest cannot-linked groups (then the largest share). The other
-    groups' labels are fixed. Each step is linear in the number of groups.
-    """
-    C = groups.cannot_matrix
-    indptr, indices = C.indptr, C.indices
-    n_groups, n_clusters = mass.shape
-    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-    # held[a, y]: cannot-linked groups of a labelled y, among those fixed
-    held = np.zeros((n_groups, n_clusters))
-    for a in np.flatnonzero(~todo):
-        held[indices[indptr[a] : indptr[a + 1]], labels[a]] += 1
-    saturation = np.count_nonzero(held, axis=1)
-    # larger groups, then surer ones, first among equal saturation: an order
-    # that does not depend on how the samples are numbered
-    rank = np.empty(n_groups, dtype=np.intp)
-    rank[np.lexsort((-share.max(axis=1), -groups.sizes))] = np.arange(n_groups)
-    key = np.where(todo, saturation * (n_groups + 1) + (n_groups - rank), -1)
-    for _ in range(np.count_nonzero(todo)):
-        a = int(np.argmax(key))
-        # a free cluster (held 0) beats every held one: shares are in [0, 1]
-        y = int(np.argmax(share[a] - 2.0 * held[a]))
-        labels[a] = y
-        key[a] = -1
-        neighbours = indices[indptr[a] : indptr[a + 1]]
-        newly = neighbours[held[neighbours, y] == 0]
-        held[neighbours, y] += 1
-        open_ = newly[key[newly] >= 0]
-        key[open_] += n_groups + 1
 
 
 def _conditional_modes(labels, mass, groups, todo, penalty, max_rounds):
