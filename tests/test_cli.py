@@ -1026,6 +1026,31 @@ def test_sparse_npz_data_is_read_sparse_and_clustered_as_dense(tmp_path):
     assert "Same cluster?" in out["rows.npz"][0]
 
 
+def test_keep_cannot_links_on_the_command_line(tmp_path):
+    # features that do not show the three classes: the flag keeps every
+    # cannot-link (the library's test checks the default breaks some)
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), 40)
+    np.save(tmp_path / "x.npy", rng.normal(size=(120, 3)))
+    must, cannot = sample_links(y, 200, random_state=0)
+    np.savetxt(tmp_path / "must.csv", must, fmt="%d", delimiter=",")
+    np.savetxt(tmp_path / "cannot.csv", cannot, fmt="%d", delimiter=",")
+    fit = ["fit", "x.npy", "-k", "3", "--must-link", "must.csv",
+           "--cannot-link", "cannot.csv", "--quiet", "--json"]
+    kept, default = run_driver(
+        [fit + ["-o", "kept.csv", "--keep-cannot-links"], fit + ["-o", "default.csv"]],
+        tmp_path)
+    assert kept["rc"] == 0 and default["rc"] == 0, (kept, default)
+    summary = [json.loads(r["stdout"].strip().splitlines()[-1])["summary"]
+               for r in (kept, default)]
+    assert summary[0]["keep_cannot_links"] is True
+    assert summary[1]["keep_cannot_links"] is False
+    labels = np.loadtxt(tmp_path / "kept.csv", delimiter=",", skiprows=1,
+                        usecols=-1).astype(int)
+    assert np.all(labels[cannot[:, 0]] != labels[cannot[:, 1]])
+    assert np.all(labels[must[:, 0]] == labels[must[:, 1]])
+
+
 def test_contradictions_repair_on_the_command_line(tmp_path):
     # a must-link chain 0-1-2 and a cannot-link 0-2: softened by default,
     # repaired (closed again) with --contradictions repair

@@ -423,6 +423,37 @@ def test_bad_contradictions(value):
         SMIClustering(2, contradictions=value).fit(X)
 
 
+def test_keep_cannot_links_keeps_the_links_features_cannot_see():
+    # three classes the features do not show (pure noise), many correct
+    # links: the default lets its confident scores break cannot-links, the
+    # option keeps every one and so recovers more of the classes
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), 60)
+    X = rng.normal(size=(180, 4))
+    must, cannot = sample_links(y, 300, random_state=0)
+    default = SMIClustering(3, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    kept = SMIClustering(3, random_state=0, keep_cannot_links=True).fit(
+        X, must_link=must, cannot_link=cannot)
+    broken = count_violations(default.labels_, must, cannot)
+    assert count_violations(kept.labels_, must, cannot) == 0 < broken
+    assert (adjusted_rand_score(y, kept.labels_)
+            > adjusted_rand_score(y, default.labels_) + 0.1)
+    # the paper's 3SMIC and two clusters ignore it
+    paper = dict(links="paper", random_state=0)
+    assert_array_equal(
+        SMIClustering(3, keep_cannot_links=True, **paper).fit(
+            X, must_link=must, cannot_link=cannot).labels_,
+        SMIClustering(3, **paper).fit(X, must_link=must, cannot_link=cannot).labels_)
+
+
+@pytest.mark.parametrize("value", ["yes", None, 1])
+def test_bad_keep_cannot_links(value):
+    X, _ = make_moons(40, random_state=0)
+    with pytest.raises((ValueError, TypeError), match="keep_cannot_links"):
+        SMIClustering(2, keep_cannot_links=value).fit(X)
+
+
 def _dense_clump(seed=0):
     """Two classes: 200 near-copies of the all-ones row (9 binary-ish
     features, one repeated dozens of times) and 100 rows spread over the

@@ -14,6 +14,7 @@ from smiclust import sample_links
 from smiclust.constraints import encode_partial_labels, pairs_from_labels
 from smiclust.kernels import local_scaling_kernel, modified_kernel
 from smiclust.link_groups import (
+    _saturation_colouring,
     cannot_clique,
     closed_links,
     group_block_weights,
@@ -211,8 +212,10 @@ def test_many_cluster_group_labels_keep_groups_and_respect_cannot_links(seed):
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_many_cluster_group_labels_do_not_depend_on_the_sample_order(seed):
-    # iterated conditional modes visits the groups one by one; renumbering
+@pytest.mark.parametrize("keep_cannot_links", [False, True])
+def test_many_cluster_group_labels_do_not_depend_on_the_sample_order(
+        seed, keep_cannot_links):
+    # conditional modes (and the colouring) visit the groups one by one; renumbering
     # the samples (hence the groups) must not change the labelling. Groups of
     # one sample (all of equal size) and noisy scores make the visiting order
     # matter; the links leave the group graph far from a clique
@@ -223,9 +226,11 @@ def test_many_cluster_group_labels_do_not_depend_on_the_sample_order(seed):
     S = rng.uniform(0.01, 1, size=(n, c))
     perm = rng.permutation(n)
     new_index = np.argsort(perm)  # old sample i is at new_index[i]
-    got = group_labels(S, link_groups(must, cannot, n), c)
+    got = group_labels(S, link_groups(must, cannot, n), c,
+                       keep_cannot_links=keep_cannot_links)
     got_perm = group_labels(
-        S[perm], link_groups(new_index[must], new_index[cannot], n), c
+        S[perm], link_groups(new_index[must], new_index[cannot], n), c,
+        keep_cannot_links=keep_cannot_links,
     )
     assert_array_equal(got_perm, got[perm])
 
@@ -408,3 +413,87 @@ def test_large_cannot_linked_groups_whose_scores_agree_take_distinct_clusters(se
     assert_array_equal(got[np.arange(c) * size], best)
     assert np.all(got[cannot[:, 0]] != got[cannot[:, 1]])
     assert np.all(got[must[:, 0]] == got[must[:, 1]])
+
+
+def _saturation_colouring_by_loops(labels, mass, groups, todo):
+    """Slow reference of the most-constrained-first colouring: Python sets."""
+    labels = labels.copy()
+    C = groups.cannot_matrix.tolil().rows
+    n_groups, c = mass.shape
+    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    order = np.lexsort((-share.max(axis=1), -groups.sizes))
+    rank = {int(a): r for r, a in enumerate(order)}
+    left = set(np.flatnonzero(todo).tolist())
+    while left:
+        def taken(a):
+            return [labels[b] for b in C[a] if b not in left and b != a]
+        a = max(left, key=lambda a: (len(set(taken(a))), -rank[a]))
+        held = np.bincount(taken(a), minlength=c)
+        free = [y for y in range(c) if held[y] == 0]
+        pool = free or [y for y in range(c) if held[y] == held.min()]
+        labels[a] = max(pool, key=lambda y: (share[a, y], -y))
+        left.remove(a)
+    return labels
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_saturation_colouring_matches_a_loop_reference(seed):
+    rng = np.random.RandomState(seed)
+    n, c = 40, int(3 + seed % 3)
+    y = rng.randint(0, c, size=n)
+    must, cannot = sample_links(y, 45, random_state=seed)
+    if seed % 4 == 0:  # a few wrong links: clusters cannot always be free
+        cannot = np.vstack([cannot, must[:3]])
+    groups = link_groups(must, cannot, n)
+    mass = rng.uniform(0, 1, size=(groups.n_groups, c))
+    todo = np.zeros(groups.n_groups, dtype=bool)
+    todo[np.unique(groups.cannot_pairs)] = True
+    start = mass.argmax(axis=1)
+    fixed = np.flatnonzero(todo)[:2]  # two groups already labelled
+    todo[fixed] = False
+    got = start.copy()
+    _saturation_colouring(got, mass, groups, todo)
+    assert_array_equal(got, _saturation_colouring_by_loops(start, mass, groups, todo))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kept_cannot_links_hold_where_sure_scores_contradict_them(seed):
+    # scores that put every sample in cluster 0 (features that say nothing
+    # of the classes); correct links whose cannot-link graph between groups
+    # is a forest: a colouring that keeps every link exists and the most
+    # constrained group first finds it, while the scores alone break them
+    rng = np.random.RandomState(seed)
+    n, c = 60, 3
+    y = rng.randint(0, c, size=n)
+    must, _ = sample_links(y, 25, random_state=seed)
+    groups0 = link_groups(must, np.empty((0, 2), dtype=np.intp), n)
+    reps = np.array([np.flatnonzero(groups0.group == g)[0]
+                     for g in range(groups0.n_groups)])
+    # a random spanning forest over the groups, between different classes
+    cannot = []
+    for i in range(1, reps.size):
+        partners = [r for r in reps[:i] if y[r] != y[reps[i]]]
+        if partners:
+            cannot.append([reps[i], partners[rng.randint(len(partners))]])
+    cannot = np.array(cannot, dtype=np.intp)
+    groups = link_groups(must, cannot, n)
+    S = np.tile([1.0, 0.2, 0.1], (n, 1)) + rng.uniform(0, 0.05, size=(n, c))
+    kept = group_labels(S, groups, c, keep_cannot_links=True)
+    assert np.all(kept[must[:, 0]] == kept[must[:, 1]])
+    assert np.all(kept[cannot[:, 0]] != kept[cannot[:, 1]])
+    # by default the sure scores may break them (what wrong links need)
+    default = group_labels(S, groups, c)
+    assert np.all(default[must[:, 0]] == default[must[:, 1]])
+    assert np.any(default[cannot[:, 0]] == default[cannot[:, 1]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_keep_cannot_links_changes_nothing_with_two_clusters(seed):
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 2, size=30)
+    must, cannot = sample_links(y, 25, random_state=seed)
+    cannot = np.vstack([cannot, must[:2]])  # contradictions: the ICM part runs
+    groups = link_groups(must, cannot, 30)
+    S = rng.uniform(0.01, 1, size=(30, 2))
+    assert_array_equal(group_labels(S, groups, 2, keep_cannot_links=True),
+                       group_labels(S, groups, 2))

@@ -255,6 +255,20 @@ class SMIClustering(BaseLinkClustering):
         are left out and the rest are closed as usual; for a few wrong links
         among many right ones (typos). The violations are still counted on
         every given link. Measured in docs/noisy-links.md.
+    keep_cannot_links : bool, default=False
+        Beyond the paper, with closed links (``links_ == "closure"``) and
+        three clusters or more. ``False``: the groups that no exact rule
+        places are labelled by iterated conditional modes, where scores
+        that are sure of a cluster may break a cannot-link (what wrong links
+        need). ``True``: they are coloured most constrained first, each
+        taking its surest cluster that none of its cannot-linked groups
+        holds, so every cannot-link is kept whenever that greedy colouring
+        finds a way (:func:`~smiclust.link_groups.group_labels`). For links
+        you trust: measured on four banks of real data never used for a
+        choice, correct links gain +0.01 to +0.03 ARI on average (up to
+        +0.36 in one case), while 5-30 % of wrong links among few lose
+        0.01-0.12 (research notes, "Cannot-linked groups coloured
+        most-constrained first").
     kernel : {"auto", "local-scaling", "normalized"}, default="auto"
         ``"local-scaling"`` is the paper's kernel :math:`K`;
         ``"normalized"`` is :math:`\bar d\, D^{-1/2} K D^{-1/2}` with
@@ -525,6 +539,7 @@ class SMIClustering(BaseLinkClustering):
         "violation_penalty": [Interval(numbers.Real, 0, None, closed="left")],
         "links": [Options({"closure", "paper"})],
         "contradictions": [Options({"soften", "repair"})],
+        "keep_cannot_links": [bool],
         "kernel": [Options({"auto", "local-scaling", "normalized"})],
         "spreading": [Interval(numbers.Real, 0, 1, closed="left"),
                       Options({"auto"})],
@@ -552,6 +567,7 @@ class SMIClustering(BaseLinkClustering):
         violation_penalty=1.0,
         links="closure",
         contradictions="soften",
+        keep_cannot_links=False,
         kernel="auto",
         spreading="auto",
         consensus=True,
@@ -574,6 +590,7 @@ class SMIClustering(BaseLinkClustering):
         self.violation_penalty = violation_penalty
         self.links = links
         self.contradictions = contradictions
+        self.keep_cannot_links = keep_cannot_links
         self.kernel = kernel
         self.spreading = spreading
         self.consensus = consensus
@@ -651,7 +668,8 @@ default=None
         # clique of cannot-linked groups and whether the link test runs
         given = (link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
                  if len(inputs.must_link) or len(inputs.cannot_link) else None)
-        links = _link_set(inputs, self.links, self.contradictions, given)
+        links = _link_set(inputs, self.links, self.contradictions, given,
+                          self.keep_cannot_links)
         clique = _cannot_clique_samples(
             inputs, given if links.groups is None else links.groups
         )
@@ -828,7 +846,8 @@ default=None
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
-            labels = group_labels(votes, links.groups, c)
+            labels = group_labels(votes, links.groups, c,
+                                  keep_cannot_links=links.keep_cannot_links)
         else:
             labels = np.argmax(votes, axis=1)
         solution, order = with_labels(solution, labels, c)
@@ -900,7 +919,8 @@ default=None
             )
             with warnings.catch_warnings():  # fits for the test only
                 warnings.simplefilter("ignore")
-                fold_links = _link_set(fold_inputs, self.links, self.contradictions)
+                fold_links = _link_set(fold_inputs, self.links, self.contradictions,
+                                       keep_cannot_links=self.keep_cannot_links)
                 return self._solve_graph(
                     fold_inputs, fold_links, graph, t_grid,
                     seeds, verbose=0, weights=weights, n_centers=n_centers,
@@ -1067,6 +1087,7 @@ default=None
             groups=links.groups,
             rotate=self._rotates(inputs.n_clusters),
             kernel=kernel,
+            keep_cannot_links=links.keep_cannot_links,
         )
 
     def _store_solution(self, inputs, solution, params, search, candidates, t_chosen):
@@ -1170,7 +1191,8 @@ default=None
             train = (folds.sample_fold >= 0) & ~held
             must, cannot = restricted_links(groups, train)
             fold_links = _link_set(replace(inputs, must_link=must, cannot_link=cannot),
-                                   self.links)
+                                   self.links,
+                                   keep_cannot_links=self.keep_cannot_links)
             solution = self._solve(K, fold_links, c, *weights, solver_seed, kernel)
             if from_links:
                 scores = np.zeros((n, c))
@@ -1312,11 +1334,13 @@ def _union_pairs(a, b):
     return pairs[np.sort(first)]
 
 
-def _link_set(inputs, mode, contradictions="soften", given=None):
+def _link_set(inputs, mode, contradictions="soften", given=None,
+              keep_cannot_links=False):
     """How the links are used: closed (default) or as the paper does; links
-    that contradict themselves softened or repaired. ``given``: the
-    closure of ``inputs``' links (:func:`~smiclust.link_groups.link_groups`)
-    when already built."""
+    that contradict themselves softened or repaired; with closed links,
+    every cannot-link kept in the labels or not. ``given``: the closure of
+    ``inputs``' links (:func:`~smiclust.link_groups.link_groups`) when
+    already built."""
     weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
     groups = None
     has_links = len(inputs.must_link) or len(inputs.cannot_link)
@@ -1343,6 +1367,7 @@ def _link_set(inputs, mode, contradictions="soften", given=None):
         inputs.must_weight,
         inputs.cannot_weight,
         groups,
+        keep_cannot_links,
     )
 
 

@@ -354,7 +354,8 @@ def group_block_weights(K_off, groups, n_clusters=None):
     return np.minimum(1.0, typical / sizes)
 
 
-def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
+def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
+                 keep_cannot_links=False):
     r"""Labels that keep must-link groups together and cannot-linked groups apart.
 
     Each sample's non-negative scores (the paper's clipped, column-normalised
@@ -381,7 +382,25 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
       \mathrm{penalty}\cdot \#\{\text{cannot-linked groups in } y\}`,
       larger groups first (equal sizes: larger gain first, so the result does
       not depend on the order of the samples), until no group moves or
-      ``max_rounds``.
+      ``max_rounds``. Scores that are sure of a cluster can so break a
+      cannot-link, which is what wrong links need;
+    * with ``keep_cannot_links=True`` and more clusters, those groups are
+      instead coloured one at a time, the most constrained first, each
+      taking the cluster of largest share among those none of its
+      cannot-linked groups holds (:func:`_saturation_colouring`): every
+      cannot-link is kept whenever this greedy order finds a way, whatever
+      the scores say. For links the user trusts.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_clusters)
+    groups : LinkGroups
+    n_clusters : int
+    penalty : float, default=0.3
+        Cost of one cannot-linked group in the same cluster, in units of a
+        group's share (conditional modes).
+    max_rounds : int, default=20
+    keep_cannot_links : bool, default=False
 
     Returns
     -------
@@ -411,7 +430,9 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20):
         rows, cols = linear_sum_assignment(mass[distinct], maximize=True)
         labels[distinct[rows]] = cols
         todo[distinct] = False
-    if todo.any():
+    if todo.any() and keep_cannot_links and n_clusters > 2:
+        _saturation_colouring(labels, mass, groups, todo)
+    elif todo.any():
         _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
     return labels[groups.group]
 
@@ -504,6 +525,44 @@ def _two_colouring(C, nodes):
                 elif colour[v] == colour[u]:
                     bad[component[u]] = True
     return colour, component, bad
+
+
+def _saturation_colouring(labels, mass, groups, todo):
+    """Colour the groups ``todo`` one at a time, in place (DSatur, Brélaz 1979,
+    guided by the scores).
+
+    The next group is the one cannot-linked to the most distinct clusters
+    already taken (the most constrained), larger and then surer groups first
+    among equals; it takes the cluster of largest share among those no
+    cannot-linked group holds, or, when every cluster is held, the one held
+    by the fewest cannot-linked groups (then the largest share). The other
+    groups' labels are fixed. Each step is linear in the number of groups.
+    """
+    C = groups.cannot_matrix
+    indptr, indices = C.indptr, C.indices
+    n_groups, n_clusters = mass.shape
+    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    # held[a, y]: cannot-linked groups of a labelled y, among those fixed
+    held = np.zeros((n_groups, n_clusters))
+    for a in np.flatnonzero(~todo):
+        held[indices[indptr[a] : indptr[a + 1]], labels[a]] += 1
+    saturation = np.count_nonzero(held, axis=1)
+    # larger groups, then surer ones, first among equal saturation: an order
+    # that does not depend on how the samples are numbered
+    rank = np.empty(n_groups, dtype=np.intp)
+    rank[np.lexsort((-share.max(axis=1), -groups.sizes))] = np.arange(n_groups)
+    key = np.where(todo, saturation * (n_groups + 1) + (n_groups - rank), -1)
+    for _ in range(np.count_nonzero(todo)):
+        a = int(np.argmax(key))
+        # a free cluster (held 0) beats every held one: shares are in [0, 1]
+        y = int(np.argmax(share[a] - 2.0 * held[a]))
+        labels[a] = y
+        key[a] = -1
+        neighbours = indices[indptr[a] : indptr[a + 1]]
+        newly = neighbours[held[neighbours, y] == 0]
+        held[neighbours, y] += 1
+        open_ = newly[key[newly] >= 0]
+        key[open_] += n_groups + 1
 
 
 def _conditional_modes(labels, mass, groups, todo, penalty, max_rounds):

@@ -235,6 +235,7 @@ def search_parameters(
     groups=None,
     rotate=False,
     kernel="local-scaling",
+    keep_cannot_links=False,
 ):
     """Solve every candidate, score the labellings, choose by the criterion.
 
@@ -278,6 +279,10 @@ def search_parameters(
         The kernel of every candidate
         (:func:`smiclust.kernels.kernel_from_neighbors`); the paper's is the
         first.
+    keep_cannot_links : bool, default=False
+        With ``groups``: the candidates' labels keep every cannot-link the
+        most constrained-first colouring can
+        (:func:`smiclust.link_groups.group_labels`).
 
     Returns
     -------
@@ -286,7 +291,8 @@ def search_parameters(
     solved = _solve_candidates(
         graph,
         candidates,
-        LinkSet(must, cannot, must_weight, cannot_weight, groups),
+        LinkSet(must, cannot, must_weight, cannot_weight, groups,
+                keep_cannot_links),
         n_clusters,
         (solver_seed, eigen_solver, tol, max_iter, rotate),
         n_jobs,

@@ -306,6 +306,10 @@ class LinkSet:
         ``None``: the paper's 3SMIC on the links as given. Otherwise the
         closed links (:mod:`smiclust.link_groups`): :math:`U` of the closure,
         and labels that keep groups together and cannot-linked groups apart.
+    keep_cannot_links : bool, default=False
+        With ``groups``: the labels keep every cannot-link the most
+        constrained-first colouring can, whatever the scores say
+        (:func:`smiclust.link_groups.group_labels`).
     """
 
     must_link: np.ndarray
@@ -313,6 +317,7 @@ class LinkSet:
     must_weight: np.ndarray | None = None
     cannot_weight: np.ndarray | None = None
     groups: object = None
+    keep_cannot_links: bool = False
 
 
 def prepare_kernel(K, links):
@@ -357,7 +362,8 @@ def solve_links(
         **solver_options,
     )
     scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
-    labels = group_labels(scores, links.groups, n_clusters)
+    labels = group_labels(scores, links.groups, n_clusters,
+                          keep_cannot_links=links.keep_cannot_links)
     return with_labels(solution, labels, n_clusters)[0]
 
 

@@ -247,6 +247,12 @@ def add_parser(subparsers):
                             "links), 'repair' leaves out the fewest must-links "
                             "that resolve each contradiction and closes the "
                             "rest (for a few typos among many right links)")
+    model.add_argument("--keep-cannot-links", action="store_true",
+                       help="with 3 or more clusters and closed links, keep "
+                            "every cannot-link in the labels where a colouring "
+                            "allows, whatever the data say (for links you "
+                            "trust; off by default, which lets sure data break "
+                            "a wrong cannot-link)")
     model.add_argument("--kernel", choices=("auto", "local-scaling", "normalized"),
                        default="auto",
                        help="'local-scaling' is the paper's kernel, "
@@ -332,6 +338,7 @@ def _make_model(args):
         spreading=args.spreading, consensus=args.consensus,
         indicator_rotation=args.indicator_rotation,
         contradictions=args.contradictions,
+        keep_cannot_links=args.keep_cannot_links,
         kernel=args.kernel,
         link_test_level=args.link_test_level,
         random_state=args.random_state,
@@ -451,6 +458,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "spreading": float(model.spreading_),
         "consensus": bool(args.consensus),
         "contradictions": args.contradictions,
+        "keep_cannot_links": bool(args.keep_cannot_links),
         "kernel": model.kernel_,
         "indicator_rotation": bool(args.indicator_rotation),
         "spread_from": model.spread_from_,
