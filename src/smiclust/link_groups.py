@@ -394,13 +394,18 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
     Parameters
     ----------
     scores : ndarray of shape (n_samples, n_clusters)
+        Non-negative scores of every sample for every cluster.
     groups : LinkGroups
+        The closed links (:func:`link_groups`).
     n_clusters : int
     penalty : float, default=0.3
         Cost of one cannot-linked group in the same cluster, in units of a
         group's share (conditional modes).
     max_rounds : int, default=20
+        Sweeps of the conditional modes at most.
     keep_cannot_links : bool, default=False
+        Colour the remaining groups (more clusters) instead of the
+        conditional modes.
 
     Returns
     -------
