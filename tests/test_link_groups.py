@@ -452,7 +452,7 @@ def test_saturation_colouring_matches_a_loop_reference(seed):
     fixed = np.flatnonzero(todo)[:2]  # two groups already labelled
     todo[fixed] = False
     got = start.copy()
-    _saturation_colouring(got, mass, groups, todo)
+    _saturation_colouring(got, mass / mass.sum(axis=1, keepdims=True), groups, todo)
     assert_array_equal(got, _saturation_colouring_by_loops(start, mass, groups, todo))
 
 

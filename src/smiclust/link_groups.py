@@ -419,6 +419,9 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
     labels = np.argmax(mass, axis=1)
     if not len(groups.cannot_pairs):
         return labels[groups.group]
+    # each group's mass as a share of its own total (the scale of the
+    # conditional modes' penalty and of the ties among groups)
+    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
     linked = np.unique(groups.cannot_pairs)
     todo = np.zeros(g, dtype=bool)
     if n_clusters == 2:
@@ -431,14 +434,14 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
         todo[linked[bad[component[linked]]]] = True
     else:
         todo[linked] = True
-        distinct = _distinct_cluster_groups(groups, linked, mass, n_clusters)
+        distinct = _distinct_cluster_groups(groups, linked, share, n_clusters)
         rows, cols = linear_sum_assignment(mass[distinct], maximize=True)
         labels[distinct[rows]] = cols
         todo[distinct] = False
     if todo.any() and keep_cannot_links and n_clusters > 2:
-        _saturation_colouring(labels, mass, groups, todo)
+        _saturation_colouring(labels, share, groups, todo)
     elif todo.any():
-        _conditional_modes(labels, mass, groups, todo, penalty, max_rounds)
+        _conditional_modes(labels, share, groups, todo, penalty, max_rounds)
     return labels[groups.group]
 
 
@@ -488,7 +491,7 @@ def cannot_clique(groups, priority=None):
     return np.asarray(kept, dtype=np.intp)
 
 
-def _distinct_cluster_groups(groups, linked, mass, n_clusters):
+def _distinct_cluster_groups(groups, linked, share, n_clusters):
     """The cannot-linked groups that every labelling satisfying the links
     puts in distinct clusters, when the links say so: all of ``linked`` when
     they are one clique of at most ``n_clusters``, else the greedy clique
@@ -498,8 +501,7 @@ def _distinct_cluster_groups(groups, linked, mass, n_clusters):
     # larger groups, then surer ones, first among equal numbers of
     # cannot-linked groups: an order that does not depend on how the samples
     # are numbered
-    clique = cannot_clique(groups, priority=groups.sizes + mass.max(axis=1)
-                           / np.maximum(mass.sum(axis=1), np.finfo(float).tiny))
+    clique = cannot_clique(groups, priority=groups.sizes + share.max(axis=1))
     return clique if clique.size == n_clusters else np.empty(0, dtype=np.intp)
 
 
@@ -532,7 +534,7 @@ def _two_colouring(C, nodes):
     return colour, component, bad
 
 
-def _saturation_colouring(labels, mass, groups, todo):
+def _saturation_colouring(labels, share, groups, todo):
     """Colour the groups ``todo`` one at a time, in place (DSatur, Brélaz 1979,
     guided by the scores).
 
@@ -545,12 +547,12 @@ def _saturation_colouring(labels, mass, groups, todo):
     """
     C = groups.cannot_matrix
     indptr, indices = C.indptr, C.indices
-    n_groups, n_clusters = mass.shape
-    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    n_groups, n_clusters = share.shape
     # held[a, y]: cannot-linked groups of a labelled y, among those fixed
-    held = np.zeros((n_groups, n_clusters))
-    for a in np.flatnonzero(~todo):
-        held[indices[indptr[a] : indptr[a + 1]], labels[a]] += 1
+    fixed = np.flatnonzero(~todo)
+    onehot = np.zeros_like(share)
+    onehot[fixed, labels[fixed]] = 1.0
+    held = C @ onehot
     saturation = np.count_nonzero(held, axis=1)
     # larger groups, then surer ones, first among equal saturation: an order
     # that does not depend on how the samples are numbered
@@ -570,16 +572,15 @@ def _saturation_colouring(labels, mass, groups, todo):
         key[open_] += n_groups + 1
 
 
-def _conditional_modes(labels, mass, groups, todo, penalty, max_rounds):
+def _conditional_modes(labels, share, groups, todo, penalty, max_rounds):
     """Iterated conditional modes on the group cannot-link graph, in place."""
     C = groups.cannot_matrix
-    n_clusters = mass.shape[1]
-    share = mass / np.maximum(mass.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    n_clusters = share.shape[1]
     order_key = -groups.sizes
     indptr, indices = C.indptr, C.indices
     rows = np.arange(labels.size)
     for _ in range(max_rounds):
-        onehot = np.zeros_like(mass)
+        onehot = np.zeros_like(share)
         onehot[rows, labels] = 1.0
         cost = share - penalty * (C @ onehot)
         gain = cost.max(axis=1) - cost[rows, labels]
