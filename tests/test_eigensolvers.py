@@ -166,3 +166,60 @@ def _identical_blocks(n_blocks):
     block = path / np.sqrt(np.outer(degree, degree)) + np.eye(5)
     return sp.block_diag([block] * n_blocks, format="csr")
 
+
+
+def _lone_rows_beside_a_block(n_lone, size, seed):
+    """A PSD block of ``size`` rows whose top eigenvalues exceed 2, beside
+    ``n_lone`` lone rows of eigenvalue exactly 2 (lone components of a
+    graph): the repeated eigenvalue 2 straddles any ``k`` between the
+    block's count above 2 and that count plus ``n_lone``."""
+    rng = np.random.RandomState(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(size, size)))
+    vals = np.concatenate([[6.0, 5.0, 4.0], rng.uniform(0.0, 1.5, size - 3)])
+    block = (Q * vals) @ Q.T
+    return sp.block_diag([block, 2.0 * sp.eye(n_lone)], format="csr")
+
+
+def test_equal_calls_give_equal_eigenvectors_when_an_eigenvalue_repeats(
+        monkeypatch):
+    """ARPACK asks for a new random vector for further copies of the
+    repeated eigenvalue 2 (the spy counts its draws, so the path is taken):
+    the same ``random_state`` returns the same eigenpairs, bit for bit, on
+    every call (with a generator from fresh entropy, as SciPy's default is,
+    they differed), and each is an eigenpair of the matrix."""
+    draws = []
+    real = eigensolvers.arpack_generator
+
+    class CountingGenerator(np.random.Generator):
+        def uniform(self, *args, **kwargs):
+            draws.append(1)
+            return super().uniform(*args, **kwargs)
+
+    def spy(v0):
+        return CountingGenerator(real(v0).bit_generator)
+
+    monkeypatch.setattr(eigensolvers, "arpack_generator", spy)
+    A = _lone_rows_beside_a_block(n_lone=30, size=40, seed=0)
+    calls = [leading_eigenvectors(A, 9, eigen_solver="arpack", random_state=7)
+             for _ in range(4)]
+    assert len(draws) >= 4
+    for vals, vecs in calls[1:]:
+        np.testing.assert_array_equal(vals, calls[0][0])
+        np.testing.assert_array_equal(vecs, calls[0][1])
+    vals, vecs = calls[0]
+    assert_allclose(vals[:4], [6.0, 5.0, 4.0, 2.0], atol=1e-10)
+    assert_allclose(A @ vecs, vecs * vals, atol=1e-8)
+    assert_allclose(vecs.T @ vecs, np.eye(9), atol=1e-10)
+
+
+def test_arpack_generator_depends_on_the_start_vector_only():
+    """Equal start vectors give equal draws; another start vector other
+    draws; the start vector is not modified."""
+    v0 = np.random.RandomState(0).uniform(-1.0, 1.0, 50)
+    before = v0.copy()
+    a = eigensolvers.arpack_generator(v0).uniform(size=5)
+    b = eigensolvers.arpack_generator(v0.copy()).uniform(size=5)
+    c = eigensolvers.arpack_generator(v0 + 1e-12).uniform(size=5)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    np.testing.assert_array_equal(v0, before)

@@ -7,6 +7,7 @@ deterministic sign rule of eigenvectors (:func:`peak_signs`). Prior validation
 of inputs is assumed.
 """
 
+import hashlib
 import warnings
 
 import numpy as np
@@ -32,6 +33,7 @@ __all__ = [
     "start_block",
     "peak_signs",
     "sign_flip",
+    "arpack_generator",
 ]
 
 #: Inputs with at most this many samples are solved densely (ARPACK needs
@@ -81,6 +83,9 @@ def leading_eigenvectors(
     random_state : int, RandomState instance or None, default=None
         Draws the ARPACK start vector (uniform in [-1, 1], as scikit-learn's
         spectral embedding does) and the rest of LOBPCG's start block.
+        ARPACK's own draws (a new start vector for each further copy of a
+        repeated eigenvalue) come from :func:`arpack_generator` of the start
+        vector, so equal calls return equal eigenvectors even then.
     tol : float, default=0.0
         Relative accuracy; 0 means machine precision for ARPACK and
         ``n * sqrt(eps)`` for LOBPCG.
@@ -99,6 +104,13 @@ def leading_eigenvectors(
         Descending.
     eigenvectors : ndarray of shape (n, k)
         Orthonormal columns.
+
+    Notes
+    -----
+    A Krylov solver can return fewer copies of a repeated eigenvalue than
+    it has, and the next eigenvalue in place of the others (for instance 2
+    repeated by 30 lone rows beside a larger block). Which copies it
+    returns, and which basis of them, is fixed by ``random_state``.
     """
     n = operator.shape[0]
     k = int(n_components)
@@ -185,7 +197,8 @@ def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_star
             restarts = max(ARPACK_MIN_RESTARTS, operator.shape[0])
         try:
             vals, vecs = eigsh(
-                operator, k=k, which="LA", v0=v0, tol=tol, maxiter=restarts
+                operator, k=k, which="LA", v0=v0, tol=tol, maxiter=restarts,
+                rng=arpack_generator(v0),
             )
         except ArpackNoConvergence as err:
             warnings.warn(
@@ -214,6 +227,33 @@ def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_star
         "The 'eigen_solver' parameter must be a str among "
         f"{{'auto', 'arpack', 'lobpcg', 'dense'}}. Got {solver!r} instead."
     )
+
+
+def arpack_generator(v0):
+    """The generator of ARPACK's own random vectors, fixed by its start vector.
+
+    ARPACK finds one direction of an eigenspace from each start vector; for
+    every further copy of a repeated eigenvalue (equal components of a
+    graph, for instance lone samples) it asks for a new random vector, which
+    SciPy draws from the generator given as ``eigsh(..., rng=...)`` (from
+    fresh operating-system entropy when none is given, so that two equal
+    calls could return different bases of the repeated eigenspace). Seeding
+    it from a hash of ``v0``, itself drawn from the caller's
+    ``random_state``, makes equal calls return equal eigenvectors without
+    drawing anything more from ``random_state``.
+
+    Parameters
+    ----------
+    v0 : ndarray of shape (n,)
+        The start vector given to ARPACK.
+
+    Returns
+    -------
+    rng : numpy.random.Generator
+    """
+    start = np.ascontiguousarray(v0, dtype=np.float64)
+    digest = hashlib.blake2b(start.tobytes(), digest_size=16).digest()
+    return np.random.default_rng(int.from_bytes(digest, "little"))
 
 
 def _dense_eigh(operator, k):

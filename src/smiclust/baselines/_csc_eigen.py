@@ -26,6 +26,7 @@ from sklearn.utils import check_random_state
 
 from ..eigensolvers import (
     DENSE_MAX_SAMPLES,
+    arpack_generator,
     leading_eigenvectors,
     lobpcg_largest,
     peak_signs,
@@ -163,6 +164,7 @@ def _regular_inverse_stage(ops, k, v0, tol, max_iter):
             which="LA",
             v0=v0,
             tol=tol,
+            rng=arpack_generator(v0),
             maxiter=_MAX_ITER_REGULAR if max_iter is None else max_iter,
         )
     except ArpackError as err:  # includes ArpackNoConvergence
@@ -218,6 +220,7 @@ def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max
             OPinv=OPinv,
             v0=X0[:, 0],
             tol=tol,
+            rng=arpack_generator(X0[:, 0]),
             maxiter=_MAX_ITER_SHIFT_INVERT if max_iter is None else max_iter,
         )
     except ArpackError as err:  # includes ArpackNoConvergence
