@@ -356,6 +356,8 @@ def test_active_link_test_off_by_default_and_passed_on(four_blobs):
          "ActiveSMIClustering"),
         (dict(link_test_level=1.5), None, ValueError, "'link_test_level' "
          "parameter of ActiveSMIClustering"),
+        (dict(keep_cannot_links="yes"), None, TypeError, "'keep_cannot_links' "
+         "parameter of ActiveSMIClustering must be an instance of 'bool'"),
         ({}, 3, TypeError, "'oracle' parameter of ActiveSMIClustering.fit must "
          "be a callable"),
         ({}, np.zeros(3), ValueError, "given as labels, must have shape "
@@ -559,3 +561,29 @@ def test_the_loop_keeps_the_paper_s_kernel_unless_asked():
     assert normalized.estimator_.kernel_ == "normalized"
     with pytest.raises(ValueError, match="'kernel' parameter of ActiveSMIClustering"):
         ActiveSMIClustering(2, kernel="rbf").fit(X, oracle)
+
+
+def test_active_keep_cannot_links_passed_on():
+    # three classes the features do not show, 300 correct answers given
+    # before and 10 asked: with keep_cannot_links the final fit keeps every
+    # cannot-link, as SMIClustering's option does; the default lets confident
+    # scores break some
+    from smiclust import sample_links
+    from smiclust.constraints import count_violations
+
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), 60)
+    X = rng.normal(size=(180, 4))
+    must, cannot = sample_links(y, 300, random_state=0)
+    oracle = lambda i, j: bool(y[i] == y[j])  # noqa: E731
+    fits = {
+        keep: ActiveSMIClustering(3, budget=310, keep_cannot_links=keep,
+                                  random_state=0).fit(
+            X, oracle, must_link=must, cannot_link=cannot)
+        for keep in (False, True)
+    }
+    for keep, model in fits.items():
+        assert model.estimator_.keep_cannot_links is keep
+    broken = {keep: count_violations(m.labels_, m.must_link_, m.cannot_link_)
+              for keep, m in fits.items()}
+    assert broken[True] == 0 < broken[False]

@@ -637,3 +637,34 @@ def test_budget_zero_fits_on_the_file_and_asks_nothing(tmp_path):
     assert summary["n_asked_now"] == 0 and summary["n_violations"] == 0
     assert (tmp_path / "links.csv").read_bytes() == before
     assert len(answers_in(tmp_path / "out.csv")) == 1 + 10
+
+
+def test_keep_cannot_links_is_passed_to_the_fit(tmp_path):
+    # three classes the features do not show, many correct answers given
+    # before: with --keep-cannot-links the final fit keeps every cannot-link
+    # (the option of SMIClustering, through ActiveSMIClustering), without it
+    # the fit's confident scores break some
+    from smiclust import sample_links
+
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), 60)
+    data = tmp_path / "noise.csv"
+    np.savetxt(data, rng.normal(size=(180, 4)), delimiter=",")
+    must, cannot = sample_links(y, 300, random_state=0)
+    rows = [f"{i},{j},must" for i, j in must] + [f"{i},{j},cannot" for i, j in cannot]
+    summaries = {}
+    for flag in ([], ["--keep-cannot-links"]):
+        links = tmp_path / f"links{len(flag)}.csv"
+        links.write_text("i,j,answer\n" + "\n".join(rows) + "\n")
+        parser = argparse.ArgumentParser()
+        ask.add_parser(parser.add_subparsers())
+        args = parser.parse_args(["ask", str(data), "-k", "3", "--budget", "0",
+                                  "--links", str(links), "--random-state", "0",
+                                  *flag])
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            assert ask.run(args, stdin=io.StringIO(""), stdout=io.StringIO()) == 0
+        summaries[bool(flag)] = summary_of(stderr.getvalue())
+    assert summaries[True]["keep_cannot_links"] is True
+    assert summaries[False]["keep_cannot_links"] is False
+    assert summaries[True]["n_violations"] == 0 < summaries[False]["n_violations"]

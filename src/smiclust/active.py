@@ -618,7 +618,8 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     batch_size : int, default=10
         Questions between two refits, ``<= budget``.
     n_neighbors, gamma, eta, violation_penalty, links, spreading, consensus, \
-neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
+keep_cannot_links, neighbor_algorithm, eigen_solver, lsmi_n_centers, \
+lsmi_n_folds, n_jobs :
         As in :class:`~smiclust.SMIClustering`; ``"auto"`` ones are chosen as
         described above.
     kernel : {"local-scaling", "auto", "normalized"}, default="local-scaling"
@@ -714,6 +715,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
                       Options({"auto"})],
         "consensus": [bool],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
+        "keep_cannot_links": [bool],
     }
 
     def __init__(
@@ -731,6 +733,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         spreading="auto",
         consensus=True,
         link_test_level=0.0,
+        keep_cannot_links=False,
         neighbor_algorithm="auto",
         eigen_solver="auto",
         lsmi_n_centers=500,
@@ -752,6 +755,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.spreading = spreading
         self.consensus = consensus
         self.link_test_level = link_test_level
+        self.keep_cannot_links = keep_cannot_links
         self.neighbor_algorithm = neighbor_algorithm
         self.eigen_solver = eigen_solver
         self.lsmi_n_centers = lsmi_n_centers
@@ -771,6 +775,7 @@ neighbor_algorithm, eigen_solver, lsmi_n_centers, lsmi_n_folds, n_jobs :
         "spreading",
         "consensus",
         "link_test_level",
+        "keep_cannot_links",
         "neighbor_algorithm",
         "eigen_solver",
         "lsmi_n_centers",

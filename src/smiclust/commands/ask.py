@@ -432,6 +432,7 @@ class Session:
         model = ActiveSMIClustering(
             args.n_clusters, budget=max(budget, 1), batch_size=self.batch_size,
             n_neighbors=args.n_neighbors, gamma=args.gamma, eta=args.eta,
+            keep_cannot_links=args.keep_cannot_links,
             random_state=args.random_state)
         if len(self.answers) < budget:
             self._choosing()
@@ -645,6 +646,7 @@ def _finish(session, model, fmt, start):
         "n_neighbors": int(fitted.n_neighbors_),
         "gamma": float(fitted.gamma_),
         "eta": float(fitted.eta_),
+        "keep_cannot_links": bool(args.keep_cannot_links),
         "n_violations": n_violations,
         "random_state": args.random_state,
         "out": args.out,

@@ -165,8 +165,8 @@ def add_input_arguments(parser, *, standardize_help):
 
 
 def add_model_arguments(parser):
-    """The "model" group with --n-neighbors, --gamma and --eta (shared by fit
-    and ask); the caller adds the rest."""
+    """The "model" group with --n-neighbors, --gamma, --eta and
+    --keep-cannot-links (shared by fit and ask); the caller adds the rest."""
     model = parser.add_argument_group("model")
     model.add_argument("--n-neighbors", type=n_neighbors_arg, default="auto",
                        metavar="auto|INT[,INT...]",
@@ -178,6 +178,12 @@ def add_model_arguments(parser):
                        metavar="auto|FLOAT[,FLOAT...]",
                        help="cannot-link weight >= 0, used when N = 2 (default: "
                             "auto)")
+    model.add_argument("--keep-cannot-links", action="store_true",
+                       help="with 3 or more clusters and closed links, keep "
+                            "every cannot-link in the labels where a colouring "
+                            "allows, whatever the data say (for links you "
+                            "trust; off by default, which lets sure data break "
+                            "a wrong cannot-link)")
     return model
 
 
@@ -247,12 +253,6 @@ def add_parser(subparsers):
                             "links), 'repair' leaves out the fewest must-links "
                             "that resolve each contradiction and closes the "
                             "rest (for a few typos among many right links)")
-    model.add_argument("--keep-cannot-links", action="store_true",
-                       help="with 3 or more clusters and closed links, keep "
-                            "every cannot-link in the labels where a colouring "
-                            "allows, whatever the data say (for links you "
-                            "trust; off by default, which lets sure data break "
-                            "a wrong cannot-link)")
     model.add_argument("--kernel", choices=("auto", "local-scaling", "normalized"),
                        default="auto",
                        help="'local-scaling' is the paper's kernel, "
