@@ -12,7 +12,7 @@ from sklearn.metrics import adjusted_rand_score
 from smiclust import SMIClustering, sample_links
 from smiclust.constraints import link_violations
 from smiclust.link_groups import link_groups
-from smiclust.link_test import link_folds, sign_test_pvalue
+from smiclust.link_test import agreement_over_chance, link_folds, sign_test_pvalue
 
 
 def _brute_sign_test(right_a, right_b, units):
@@ -237,3 +237,50 @@ def test_consistent_links_are_used_even_where_the_data_do_not_predict_them():
         X, must_link=must, cannot_link=_with_contradiction(must, cannot, y.size)
     )
     assert np.isfinite(model.link_test_pvalue_)
+
+
+def _agreement_z_by_loops(labels, must, cannot):
+    """The z of agreement_over_chance, counted pair by pair."""
+    n = len(labels)
+    same = sum(labels[i] == labels[j] for i in range(n) for j in range(n))
+    r = same / n**2
+    kept, expected, inverse = [], [], 0.0
+    if len(must):
+        kept.append(sum(labels[i] == labels[j] for i, j in must) / len(must))
+        expected.append(r)
+        inverse += 1 / len(must)
+    if len(cannot):
+        kept.append(sum(labels[i] != labels[j] for i, j in cannot) / len(cannot))
+        expected.append(1 - r)
+        inverse += 1 / len(cannot)
+    m = len(kept)
+    return (sum(kept) / m - sum(expected) / m) / (np.sqrt(r * (1 - r) * inverse) / m)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_agreement_over_chance_equals_a_pair_by_pair_count(seed):
+    rng = np.random.RandomState(seed)
+    n, c = 40, 2 + seed % 3
+    labels = rng.randint(c, size=n)
+    y = rng.randint(c, size=n)
+    must, cannot = sample_links(y, 30, random_state=seed)
+    kinds = [(must, cannot), (must, cannot[:0]), (must[:0], cannot)]
+    for m, cl in kinds:
+        if len(m) + len(cl) == 0:
+            continue
+        assert agreement_over_chance(labels, m, cl) == pytest.approx(
+            _agreement_z_by_loops(labels, m, cl), rel=1e-12)
+
+
+def test_agreement_over_chance_separates_seeing_from_blind_labels():
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(4), 50)
+    must, cannot = sample_links(y, 300, random_state=0)
+    assert agreement_over_chance(y, must, cannot) > 10  # the classes themselves
+    blind = [agreement_over_chance(rng.permutation(y), must, cannot)
+             for _ in range(200)]
+    # about a standard normal when the labels know nothing of the links
+    assert abs(np.mean(blind)) < 0.3 and 0.7 < np.std(blind) < 1.3
+    assert agreement_over_chance(np.zeros(200, dtype=int), must, cannot) == 0.0
+    empty = np.zeros((0, 2), dtype=int)
+    assert np.isnan(agreement_over_chance(y, empty, empty))

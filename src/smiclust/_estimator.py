@@ -39,7 +39,7 @@ from .link_groups import (
     repaired_must_links,
     restricted_links,
 )
-from .link_test import link_folds, sign_test_pvalue
+from .link_test import agreement_over_chance, link_folds, sign_test_pvalue
 from .lsmi import LSMIDesign
 from .model_selection import (
     CLOSURE_ETAS,
@@ -89,6 +89,12 @@ CONTRADICTED_LINK_WEIGHT = 0.3
 
 _NO_PAIRS = np.empty((0, 2), dtype=np.intp)
 _NO_LINKS = LinkSet(_NO_PAIRS, _NO_PAIRS)
+
+#: With three clusters or more and closed links, every cannot-link is kept
+#: (``keep_cannot_links``) when SMIC without links agrees with the given
+#: links no better than chance at this one-sided z (p = 0.05,
+#: :func:`smiclust.link_test.agreement_over_chance`).
+BLIND_DATA_Z = 1.645
 
 #: Folds of the held-out link test (:mod:`smiclust.link_test`), and the LSMI
 #: centres with which its fold fits choose ``n_neighbors`` (fewer than the
@@ -448,6 +454,14 @@ class SMIClustering(BaseLinkClustering):
         Balanced accuracy on the closed links of SMIC's labelling without
         links (:func:`smiclust.score_spreading.closed_link_agreement`); NaN
         when it was not needed (no closed links, or seeds missing a cluster).
+    links_agreement_z_ : float
+        With closed links, three clusters or more and a cannot-link: how far
+        SMIC without links (at ``n_neighbors_``) agrees with the given links
+        beyond chance, as a z score
+        (:func:`smiclust.link_test.agreement_over_chance`). Below
+        :data:`BLIND_DATA_Z` the data are blind to the links, and the labels
+        keep every cannot-link as ``keep_cannot_links=True`` does; NaN when
+        not computed.
     suspect_links_ : dict of str to ndarray
         The given links, most contradicted by the fit first, ready for
         ``pandas.DataFrame``: ``i``, ``j``, ``kind`` ("must"/"cannot"),
@@ -695,7 +709,18 @@ default=None
         seeds = (solver_seed, lsmi_seed)
         tested = self._tests_links(inputs, partial_labels, given)
         self.link_test_pvalue_ = float("nan")
-        self._fit_graph(inputs, links, graph, t_grid, seeds)
+        first = self._fit_graph(inputs, links, graph, t_grid, seeds)
+        self.links_agreement_z_ = float("nan")
+        if links.groups is not None and not links.keep_cannot_links and (
+                inputs.n_clusters >= 3 and len(inputs.cannot_link)):
+            # data blind to the links: the scores cannot tell a wrong
+            # cannot-link from a right one, so every cannot-link is kept
+            self.links_agreement_z_ = self._links_agreement_z(inputs, graph, seeds)
+            if self.links_agreement_z_ < BLIND_DATA_Z:
+                # the parameters as searched, the labels keeping every
+                # cannot-link
+                kept = replace(links, keep_cannot_links=True)
+                self._fit_graph(inputs, kept, graph, t_grid, seeds, first.search)
         if tested:
             self.link_test_pvalue_ = self._link_test(
                 inputs, graph, t_grid, seeds, test_seed
@@ -712,11 +737,21 @@ default=None
         self._fit_X = inputs.X
         return self
 
-    def _fit_graph(self, inputs, links, graph, t_grid, seeds):
-        """Search, solve and spread on the neighbour graph, and set the fitted
+    def _links_agreement_z(self, inputs, graph, seeds):
+        """:func:`~smiclust.link_test.agreement_over_chance` of SMIC without
+        links at the fit's ``n_neighbors`` and kernel with the given links."""
+        K = kernel_from_neighbors(graph, self.n_neighbors_, self.kernel_)
+        labels = self._solve(K, _NO_LINKS, inputs.n_clusters, 0.0, 0.0, seeds[0],
+                             self.kernel_).labels
+        return agreement_over_chance(labels, inputs.must_link, inputs.cannot_link)
+
+    def _fit_graph(self, inputs, links, graph, t_grid, seeds, search=None):
+        """Search, solve and spread on the neighbour graph, set the fitted
         attributes from the result (:meth:`_solve_graph`, on the kernel that
-        :meth:`_choose_kernel` takes)."""
-        fit, kernel = self._choose_kernel(inputs, links, graph, t_grid, seeds)
+        :meth:`_choose_kernel` takes) and return it; ``search``: a search
+        already run on these inputs, taken instead of a new one."""
+        fit, kernel = self._choose_kernel(inputs, links, graph, t_grid, seeds,
+                                          search)
         self.kernel_ = kernel
         self._fit_degrees = None
         if kernel == "normalized":
@@ -740,8 +775,9 @@ default=None
             )
         self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
                                       inputs.exponent)
+        return fit
 
-    def _choose_kernel(self, inputs, links, graph, t_grid, seeds):
+    def _choose_kernel(self, inputs, links, graph, t_grid, seeds, search=None):
         """The fit (:meth:`_solve_graph`) on the kernel of ``kernel``, and
         that kernel's name. ``kernel="auto"`` with closed links and two
         clusters also fits the degree-normalised kernel at the first fit's
@@ -756,7 +792,7 @@ default=None
         design = (self._lsmi_design(inputs, seeds[1], self.lsmi_n_centers)
                   if compares else None)
         fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
-                                kernel=first, design=design)
+                                kernel=first, design=design, search=search)
         if not compares:
             return fit, first
         start = time.perf_counter()
@@ -774,7 +810,7 @@ default=None
 
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
                      weights=None, n_centers=None, vote=None, choose_alpha=True,
-                     kernel="local-scaling", design=None):
+                     kernel="local-scaling", design=None, search=None):
         """The parameter search, the final solve and the spreading for
         ``inputs`` on the neighbour graph and ``kernel`` (one of
         :data:`smiclust.kernels.KERNELS`); nothing is set. ``weights``: a
@@ -784,7 +820,8 @@ default=None
         when ``None``; ``vote``: the vote over ``n_neighbors``
         (default ``consensus``); ``choose_alpha``: ``spreading="auto"``
         chooses its weight by held-out seeds (else it takes the first of
-        :data:`~smiclust.score_spreading.AUTO_ALPHAS`)."""
+        :data:`~smiclust.score_spreading.AUTO_ALPHAS`); ``search``: its
+        result, taken instead of searching again."""
         solver_seed, lsmi_seed = seeds
         must, cannot = inputs.must_link, inputs.cannot_link
         links_given = len(must) + len(cannot) > 0
@@ -796,7 +833,9 @@ default=None
         )
         at_weights = [cand for cand in candidates if tuple(cand[1:]) == weights]
         candidates = at_weights or candidates
-        if len(candidates) > 1:
+        if search is not None:
+            t, gamma, eta = search.best_params
+        elif len(candidates) > 1:
             search = self._search(
                 inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
                 n_centers or self.lsmi_n_centers, kernel, design,

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["LinkFolds", "link_folds", "sign_test_pvalue"]
+__all__ = ["LinkFolds", "link_folds", "sign_test_pvalue", "agreement_over_chance"]
 
 
 @dataclass(frozen=True)
@@ -139,3 +139,55 @@ def sign_test_pvalue(right_a, right_b, units):
     if scored == 0:
         return 1.0
     return float(binomtest(b_better, scored, 0.5, alternative="greater").pvalue)
+
+
+def agreement_over_chance(labels, must_link, cannot_link):
+    r"""How far a labelling agrees with the links beyond chance, as a z score.
+
+    With :math:`q_k` the share of the samples in cluster :math:`k`, two
+    samples drawn at random share a cluster with probability
+    :math:`r = \sum_k q_k^2`. A labelling that knows nothing of the links
+    keeps a must-link with probability :math:`r` and a cannot-link with
+    :math:`1 - r`. The balanced agreement :math:`a = (a_M + a_C) / 2` (the
+    share of must-links kept and the share of cannot-links kept; one of them
+    alone when only one kind is given) is compared with its value under that
+    chance, :math:`e = (r + 1 - r) / 2`, in units of its standard deviation
+    there, treating links as independent:
+
+    .. math::
+
+        z = \frac{a - e}{\sqrt{r (1 - r) \sum_L 1 / n_L} / m},
+
+    with :math:`n_L` the number of links of each kind given and :math:`m`
+    the number of kinds (1 or 2).
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Non-negative integers.
+    must_link, cannot_link : ndarray of shape (n_pairs, 2)
+
+    Returns
+    -------
+    z : float
+        0 when the labelling has a single cluster (it cannot agree beyond
+        chance) and NaN without links.
+    """
+    labels = np.asarray(labels)
+    share = np.bincount(labels) / labels.size
+    r = float(share @ share)
+    parts = []
+    if len(must_link):
+        parts.append((np.mean(labels[must_link[:, 0]] == labels[must_link[:, 1]]),
+                      r, len(must_link)))
+    if len(cannot_link):
+        parts.append((np.mean(labels[cannot_link[:, 0]] != labels[cannot_link[:, 1]]),
+                      1.0 - r, len(cannot_link)))
+    if not parts:
+        return float("nan")
+    spread = r * (1.0 - r) * sum(1.0 / n for _, _, n in parts)
+    if spread <= 0.0:
+        return 0.0
+    m = len(parts)
+    gap = sum(a for a, _, _ in parts) / m - sum(e for _, e, _ in parts) / m
+    return float(gap / (np.sqrt(spread) / m))
