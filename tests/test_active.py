@@ -564,20 +564,20 @@ def test_the_loop_keeps_the_paper_s_kernel_unless_asked():
 
 
 def test_active_keep_cannot_links_passed_on():
-    # three classes the features do not show, 300 correct answers given
-    # before and 10 asked: with keep_cannot_links the final fit keeps every
-    # cannot-link, as SMIClustering's option does; the default lets confident
-    # scores break some
+    # three blobs, a quarter of whose samples belong to another class: the
+    # features see the links (the default does not keep every cannot-link
+    # by itself) but are sure and wrong about those samples. 150 correct
+    # answers given before and 10 asked: with keep_cannot_links the final
+    # fit keeps every cannot-link, as SMIClustering's option does; the
+    # default lets confident scores break some
     from smiclust import sample_links
     from smiclust.constraints import count_violations
 
-    rng = np.random.RandomState(0)
-    y = np.repeat(np.arange(3), 60)
-    X = rng.normal(size=(180, 4))
-    must, cannot = sample_links(y, 300, random_state=0)
+    X, y = _blobs_with_strays(seed=0)
+    must, cannot = sample_links(y, 150, random_state=0)
     oracle = lambda i, j: bool(y[i] == y[j])  # noqa: E731
     fits = {
-        keep: ActiveSMIClustering(3, budget=310, keep_cannot_links=keep,
+        keep: ActiveSMIClustering(3, budget=160, keep_cannot_links=keep,
                                   random_state=0).fit(
             X, oracle, must_link=must, cannot_link=cannot)
         for keep in (False, True)
@@ -587,3 +587,14 @@ def test_active_keep_cannot_links_passed_on():
     broken = {keep: count_violations(m.labels_, m.must_link_, m.cannot_link_)
               for keep, m in fits.items()}
     assert broken[True] == 0 < broken[False]
+
+
+def _blobs_with_strays(seed):
+    """Three blobs of 60; a quarter of the samples labelled as another blob."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=seed)
+    rng = np.random.RandomState(seed)
+    stray = rng.rand(180) < 0.25
+    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
+    return X, y

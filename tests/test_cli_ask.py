@@ -640,16 +640,20 @@ def test_budget_zero_fits_on_the_file_and_asks_nothing(tmp_path):
 
 
 def test_keep_cannot_links_is_passed_to_the_fit(tmp_path):
-    # three classes the features do not show, many correct answers given
-    # before: with --keep-cannot-links the final fit keeps every cannot-link
-    # (the option of SMIClustering, through ActiveSMIClustering), without it
-    # the fit's confident scores break some
+    # three blobs, a quarter of whose samples belong to another class, many
+    # correct answers given before: with --keep-cannot-links the final fit
+    # keeps every cannot-link (the option of SMIClustering, through
+    # ActiveSMIClustering), without it the fit's confident scores break some
+    from sklearn.datasets import make_blobs
+
     from smiclust import sample_links
 
+    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=0)
     rng = np.random.RandomState(0)
-    y = np.repeat(np.arange(3), 60)
-    data = tmp_path / "noise.csv"
-    np.savetxt(data, rng.normal(size=(180, 4)), delimiter=",")
+    stray = rng.rand(180) < 0.25
+    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
+    data = tmp_path / "blobs.csv"
+    np.savetxt(data, X, delimiter=",")
     must, cannot = sample_links(y, 300, random_state=0)
     rows = [f"{i},{j},must" for i, j in must] + [f"{i},{j},cannot" for i, j in cannot]
     summaries = {}

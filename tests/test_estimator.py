@@ -4,11 +4,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.sparse.csgraph import connected_components
-from sklearn.datasets import make_moons
+from sklearn.datasets import make_blobs, make_moons
 from sklearn.metrics import adjusted_rand_score
 from sklearn.neighbors import kneighbors_graph
 
+import smiclust._estimator as estimator_module
 from smiclust import SMIClustering, sample_links, smi_clustering
+from smiclust._estimator import BLIND_DATA_Z
 from smiclust.constraints import count_violations
 
 
@@ -423,28 +425,81 @@ def test_bad_contradictions(value):
         SMIClustering(2, contradictions=value).fit(X)
 
 
-def test_keep_cannot_links_keeps_the_links_features_cannot_see():
+def _blobs_with_strays(seed):
+    """Three blobs of 60; a quarter of the samples labelled as another blob:
+    features that see the classes, sure and wrong about the strays."""
+    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=seed)
+    rng = np.random.RandomState(seed)
+    stray = rng.rand(180) < 0.25
+    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
+    return X, y
+
+
+def test_keep_cannot_links_keeps_links_the_scores_contradict():
+    # features that see the links (the default does not keep them all by
+    # itself) but are sure and wrong about the strays: the default lets its
+    # confident scores break cannot-links, the option keeps every one
+    X, y = _blobs_with_strays(0)
+    must, cannot = sample_links(y, 300, random_state=0)
+    default = SMIClustering(3, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert default.links_agreement_z_ > BLIND_DATA_Z
+    kept = SMIClustering(3, random_state=0, keep_cannot_links=True).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert count_violations(kept.labels_, must, cannot) == 0 < count_violations(
+        default.labels_, must, cannot)
+    assert np.isnan(kept.links_agreement_z_)  # kept anyway: not computed
+    # the paper's 3SMIC ignores it
+    paper = dict(links="paper", random_state=0)
+    assert_array_equal(
+        SMIClustering(3, keep_cannot_links=True, **paper).fit(
+            X, must_link=must, cannot_link=cannot).labels_,
+        SMIClustering(3, **paper).fit(X, must_link=must, cannot_link=cannot).labels_)
+
+
+def test_default_keeps_cannot_links_where_the_features_are_blind(monkeypatch):
     # three classes the features do not show (pure noise), many correct
-    # links: the default lets its confident scores break cannot-links, the
-    # option keeps every one and so recovers more of the classes
+    # links: SMIC without links agrees with them no better than chance, so
+    # the default keeps every cannot-link and recovers more of the classes
+    # than the same fit whose scores may break them
     rng = np.random.RandomState(0)
     y = np.repeat(np.arange(3), 60)
     X = rng.normal(size=(180, 4))
     must, cannot = sample_links(y, 300, random_state=0)
     default = SMIClustering(3, random_state=0).fit(
         X, must_link=must, cannot_link=cannot)
-    kept = SMIClustering(3, random_state=0, keep_cannot_links=True).fit(
+    assert default.links_agreement_z_ < BLIND_DATA_Z
+    assert count_violations(default.labels_, must, cannot) == 0
+    monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", -np.inf)
+    ungated = SMIClustering(3, random_state=0).fit(
         X, must_link=must, cannot_link=cannot)
-    broken = count_violations(default.labels_, must, cannot)
-    assert count_violations(kept.labels_, must, cannot) == 0 < broken
-    assert (adjusted_rand_score(y, kept.labels_)
-            > adjusted_rand_score(y, default.labels_) + 0.1)
-    # the paper's 3SMIC and two clusters ignore it
-    paper = dict(links="paper", random_state=0)
-    assert_array_equal(
-        SMIClustering(3, keep_cannot_links=True, **paper).fit(
-            X, must_link=must, cannot_link=cannot).labels_,
-        SMIClustering(3, **paper).fit(X, must_link=must, cannot_link=cannot).labels_)
+    assert count_violations(ungated.labels_, must, cannot) > 0
+    assert (adjusted_rand_score(y, default.labels_)
+            > adjusted_rand_score(y, ungated.labels_) + 0.1)
+    # the same search: the parameters are those of the fit that broke links
+    assert (default.n_neighbors_, default.gamma_) == (ungated.n_neighbors_,
+                                                      ungated.gamma_)
+
+
+def test_features_that_see_the_links_keep_the_default_labels(monkeypatch):
+    # where SMIC without links agrees with the links beyond chance, the
+    # labels are those of the fit without the blind-data rule
+    X, y = _blobs_with_strays(1)
+    must, cannot = sample_links(y, 200, random_state=1)
+    default = SMIClustering(3, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", -np.inf)
+    ungated = SMIClustering(3, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert default.links_agreement_z_ > BLIND_DATA_Z
+    assert_array_equal(default.labels_, ungated.labels_)
+    # two clusters, no cannot-link or the paper's links: not computed
+    for params, m, c in [(dict(n_clusters=2), must, cannot),
+                         (dict(n_clusters=3), must, cannot[:0]),
+                         (dict(n_clusters=3, links="paper"), must, cannot)]:
+        fit = SMIClustering(random_state=0, **params).fit(
+            X, must_link=m, cannot_link=c)
+        assert np.isnan(fit.links_agreement_z_)
 
 
 @pytest.mark.parametrize("value", ["yes", None, 1])

@@ -266,7 +266,10 @@ class SMIClustering(BaseLinkClustering):
         three clusters or more. ``False``: the groups that no exact rule
         places are labelled by iterated conditional modes, where scores
         that are sure of a cluster may break a cannot-link (what wrong links
-        need). ``True``: they are coloured most constrained first, each
+        need), unless SMIC without links agrees with the links no better
+        than chance (``links_agreement_z_`` below :data:`BLIND_DATA_Z`: the
+        scores are blind to the links), where they are coloured as with
+        ``True``. ``True``: they are coloured most constrained first, each
         taking its surest cluster that none of its cannot-linked groups
         holds, so every cannot-link is kept whenever that greedy colouring
         finds a way (:func:`~smiclust.link_groups.group_labels`). For links
