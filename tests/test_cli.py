@@ -1045,6 +1045,9 @@ def test_keep_cannot_links_on_the_command_line(tmp_path):
                for r in (kept, default)]
     assert summary[0]["keep_cannot_links"] is True
     assert summary[1]["keep_cannot_links"] is False
+    # kept anyway: the test of data blind to the links is not computed
+    assert summary[0]["links_agreement_z"] is None
+    assert isinstance(summary[1]["links_agreement_z"], float)
     labels = np.loadtxt(tmp_path / "kept.csv", delimiter=",", skiprows=1,
                         usecols=-1).astype(int)
     assert np.all(labels[cannot[:, 0]] != labels[cannot[:, 1]])

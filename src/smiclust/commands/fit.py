@@ -467,6 +467,8 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
                              else float(model.link_test_pvalue_)),
         "link_agreement": (None if math.isnan(model.link_agreement_)
                            else round(float(model.link_agreement_), 6)),
+        "links_agreement_z": (None if math.isnan(model.links_agreement_z_)
+                              else round(float(model.links_agreement_z_), 6)),
         "tuned": tuned,
         "n_candidates": n_candidates,
         "lsmi": float(model.lsmi_),
