@@ -143,13 +143,16 @@ class _SpreadResult:
     """How a solve's samples in no link got their labels: ``source``,
     ``agreement``, ``alpha`` and ``pvalue`` become ``spread_from_``,
     ``link_agreement_``, ``spreading_`` and ``spreading_pvalue_``, ``rule``
-    (``None`` when nothing was spread) is what :meth:`predict` needs."""
+    (``None`` when nothing was spread) is what :meth:`predict` needs;
+    ``unlinked_labels``: SMIC's labels without links on the same kernel,
+    when ``agreement`` needed them (else ``None``)."""
 
     source: str
     agreement: float
     rule: _Spread | None
     alpha: float = 0.0
     pvalue: float = float("nan")
+    unlinked_labels: np.ndarray | None = None
 
 
 _NO_SPREAD = _SpreadResult("none", float("nan"), None)
@@ -718,7 +721,8 @@ default=None
                 inputs.n_clusters >= 3 and len(inputs.cannot_link)):
             # data blind to the links: the scores cannot tell a wrong
             # cannot-link from a right one, so every cannot-link is kept
-            self.links_agreement_z_ = self._links_agreement_z(inputs, graph, seeds)
+            self.links_agreement_z_ = self._links_agreement_z(
+                inputs, graph, seeds, first.spread.unlinked_labels)
             if self.links_agreement_z_ < BLIND_DATA_Z:
                 # the parameters as searched, the labels keeping every
                 # cannot-link
@@ -740,12 +744,14 @@ default=None
         self._fit_X = inputs.X
         return self
 
-    def _links_agreement_z(self, inputs, graph, seeds):
+    def _links_agreement_z(self, inputs, graph, seeds, labels=None):
         """:func:`~smiclust.link_test.agreement_over_chance` of SMIC without
-        links at the fit's ``n_neighbors`` and kernel with the given links."""
-        K = kernel_from_neighbors(graph, self.n_neighbors_, self.kernel_)
-        labels = self._solve(K, _NO_LINKS, inputs.n_clusters, 0.0, 0.0, seeds[0],
-                             self.kernel_).labels
+        links at the fit's ``n_neighbors`` and kernel with the given links;
+        ``labels``: that fit's labels when the spreading already solved it."""
+        if labels is None:
+            K = kernel_from_neighbors(graph, self.n_neighbors_, self.kernel_)
+            labels = self._solve(K, _NO_LINKS, inputs.n_clusters, 0.0, 0.0,
+                                 seeds[0], self.kernel_).labels
         return agreement_over_chance(labels, inputs.must_link, inputs.cannot_link)
 
     def _fit_graph(self, inputs, links, graph, t_grid, seeds, search=None):
@@ -1187,7 +1193,7 @@ default=None
             scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
         else:
             scores = votes
-        source, agreement = "scores", float("nan")
+        source, agreement, unlinked_labels = "scores", float("nan"), None
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
             unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
                                           solver_seed, kernel).labels
@@ -1209,7 +1215,8 @@ default=None
             F[:, order], seeded, kernel_degrees(K), start_scale(scores),
             float(alpha), source == "links" or votes is not None,
         )
-        return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue)
+        return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
+                                       unlinked_labels)
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
                           kernel="local-scaling"):
