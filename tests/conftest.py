@@ -29,6 +29,19 @@ def random_links(rng, n_samples, n_must, n_cannot):
     return must[must[:, 0] != must[:, 1]], cannot[cannot[:, 0] != cannot[:, 1]]
 
 
+def blobs_with_strays(seed):
+    """Three blobs of 60 (``make_blobs``, std 1) with a quarter of the
+    samples labelled as another blob: features that see the classes and are
+    sure and wrong about the strays. ``(X, y)``."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=seed)
+    rng = np.random.RandomState(seed)
+    stray = rng.rand(180) < 0.25
+    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
+    return X, y
+
+
 def npy_bytes(array):
     """The bytes of ``numpy.save(array)``."""
     buf = io.BytesIO()

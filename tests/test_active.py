@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import blobs_with_strays
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import adjusted_rand_score
 
@@ -573,7 +574,7 @@ def test_active_keep_cannot_links_passed_on():
     from smiclust import sample_links
     from smiclust.constraints import count_violations
 
-    X, y = _blobs_with_strays(seed=0)
+    X, y = blobs_with_strays(seed=0)
     must, cannot = sample_links(y, 150, random_state=0)
     oracle = lambda i, j: bool(y[i] == y[j])  # noqa: E731
     fits = {
@@ -587,14 +588,3 @@ def test_active_keep_cannot_links_passed_on():
     broken = {keep: count_violations(m.labels_, m.must_link_, m.cannot_link_)
               for keep, m in fits.items()}
     assert broken[True] == 0 < broken[False]
-
-
-def _blobs_with_strays(seed):
-    """Three blobs of 60; a quarter of the samples labelled as another blob."""
-    from sklearn.datasets import make_blobs
-
-    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=seed)
-    rng = np.random.RandomState(seed)
-    stray = rng.rand(180) < 0.25
-    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
-    return X, y

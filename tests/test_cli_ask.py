@@ -644,14 +644,11 @@ def test_keep_cannot_links_is_passed_to_the_fit(tmp_path):
     # correct answers given before: with --keep-cannot-links the final fit
     # keeps every cannot-link (the option of SMIClustering, through
     # ActiveSMIClustering), without it the fit's confident scores break some
-    from sklearn.datasets import make_blobs
+    from conftest import blobs_with_strays
 
     from smiclust import sample_links
 
-    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=0)
-    rng = np.random.RandomState(0)
-    stray = rng.rand(180) < 0.25
-    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
+    X, y = blobs_with_strays(0)
     data = tmp_path / "blobs.csv"
     np.savetxt(data, X, delimiter=",")
     must, cannot = sample_links(y, 300, random_state=0)

@@ -2,6 +2,7 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import blobs_with_strays
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.sparse.csgraph import connected_components
 from sklearn.datasets import make_blobs, make_moons
@@ -335,7 +336,6 @@ def test_missing_values_are_named_with_their_position():
 
 
 def test_indicator_rotation_only_with_closed_links_and_three_or_more_clusters():
-    from sklearn.datasets import make_blobs
 
     from smiclust import sample_links
 
@@ -369,7 +369,6 @@ def test_indicator_rotation_only_with_closed_links_and_three_or_more_clusters():
 def _one_typo(std, n_links, seed):
     """Blobs, correct random links, and one contradiction: a must-link chain
     a-b-c and a cannot-link a-c inside one class."""
-    from sklearn.datasets import make_blobs
 
     X, y = make_blobs(n_samples=150, centers=3, cluster_std=std, random_state=seed)
     must, cannot = sample_links(y, n_links, random_state=seed)
@@ -425,21 +424,11 @@ def test_bad_contradictions(value):
         SMIClustering(2, contradictions=value).fit(X)
 
 
-def _blobs_with_strays(seed):
-    """Three blobs of 60; a quarter of the samples labelled as another blob:
-    features that see the classes, sure and wrong about the strays."""
-    X, y = make_blobs(180, centers=3, cluster_std=1.0, random_state=seed)
-    rng = np.random.RandomState(seed)
-    stray = rng.rand(180) < 0.25
-    y[stray] = (y[stray] + rng.randint(1, 3, stray.sum())) % 3
-    return X, y
-
-
 def test_keep_cannot_links_keeps_links_the_scores_contradict():
     # features that see the links (the default does not keep them all by
     # itself) but are sure and wrong about the strays: the default lets its
     # confident scores break cannot-links, the option keeps every one
-    X, y = _blobs_with_strays(0)
+    X, y = blobs_with_strays(0)
     must, cannot = sample_links(y, 300, random_state=0)
     default = SMIClustering(3, random_state=0).fit(
         X, must_link=must, cannot_link=cannot)
@@ -484,7 +473,7 @@ def test_default_keeps_cannot_links_where_the_features_are_blind(monkeypatch):
 def test_features_that_see_the_links_keep_the_default_labels(monkeypatch):
     # where SMIC without links agrees with the links beyond chance, the
     # labels are those of the fit without the blind-data rule
-    X, y = _blobs_with_strays(1)
+    X, y = blobs_with_strays(1)
     must, cannot = sample_links(y, 200, random_state=1)
     default = SMIClustering(3, random_state=0).fit(
         X, must_link=must, cannot_link=cannot)
