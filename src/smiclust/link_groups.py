@@ -54,38 +54,24 @@ class LinkGroups:
         kept (see ``n_contradictions``).
     n_contradictions : int
         Cannot-links whose samples the must-links put in one group.
-    cannot_counts : ndarray of shape (n_pairs,), default=None
-        Cannot-links between the samples of each pair of groups (the given
-        ones, or all implied ones for partial labels); ``None``: one each.
-    cannot_matrix : sparse matrix of shape (n_groups, n_groups)
-        Symmetric 0/1 adjacency of the cannot-linked groups.
-    cannot_weights : sparse matrix of shape (n_groups, n_groups)
-        The same pattern holding ``cannot_counts``.
     """
 
     group: np.ndarray
     cannot_pairs: np.ndarray
     n_contradictions: int = 0
-    cannot_counts: np.ndarray | None = field(default=None, repr=False, compare=False)
     indicator: sp.csr_matrix = field(init=False, repr=False, compare=False)
     cannot_matrix: sp.csr_matrix = field(init=False, repr=False, compare=False)
-    cannot_weights: sp.csr_matrix = field(init=False, repr=False, compare=False)
     sizes: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         n, g = self.group.shape[0], self.n_groups
         G = sp.csr_matrix((np.ones(n), (np.arange(n), self.group)), shape=(n, g))
         pairs = self.cannot_pairs
-        counts = (np.ones(len(pairs)) if self.cannot_counts is None
-                  else np.asarray(self.cannot_counts, dtype=np.float64))
-        object.__setattr__(self, "cannot_counts", counts)
-        C = sp.csr_matrix((counts, (pairs[:, 0], pairs[:, 1])), shape=(g, g))
-        W = (C + C.T).tocsr()
-        B = W.copy()
-        B.data[:] = 1.0
+        C = sp.csr_matrix(
+            (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(g, g)
+        )
         object.__setattr__(self, "indicator", G)
-        object.__setattr__(self, "cannot_weights", W)
-        object.__setattr__(self, "cannot_matrix", B)
+        object.__setattr__(self, "cannot_matrix", (C + C.T).tocsr())
         object.__setattr__(self, "sizes", np.bincount(self.group, minlength=g))
 
     @property
@@ -120,10 +106,9 @@ def link_groups(must_link, cannot_link, n_samples):
     a, b = group[cannot[:, 0]], group[cannot[:, 1]]
     inside = a == b
     pairs = np.sort(np.column_stack([a[~inside], b[~inside]]), axis=1)
-    pairs, counts = np.unique(pairs, axis=0, return_counts=True)
+    pairs = np.unique(pairs, axis=0).reshape(-1, 2)
     return LinkGroups(
-        group.astype(np.intp), pairs.reshape(-1, 2).astype(np.intp),
-        int(np.count_nonzero(inside)), cannot_counts=counts,
+        group.astype(np.intp), pairs.astype(np.intp), int(np.count_nonzero(inside))
     )
 
 
@@ -226,8 +211,7 @@ def groups_from_labels(codes):
     group[unknown] = k + np.arange(np.count_nonzero(unknown))
     i, j = np.triu_indices(k, k=1)
     pairs = np.column_stack([i, j]).astype(np.intp).reshape(-1, 2)
-    sizes = np.bincount(codes[~unknown], minlength=k)
-    return LinkGroups(group, pairs, cannot_counts=sizes[i] * sizes[j])
+    return LinkGroups(group, pairs)
 
 
 def closed_links(groups):
@@ -395,14 +379,11 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
     * the other linked groups (more clusters; or two clusters and
       contradictory links): iterated conditional modes from the argmax, a
       group taking the cluster that maximises :math:`m_{ay}/\sum_y m_{ay} -
-      \mathrm{penalty}\cdot \sum_{b:\,y_b = y} n_{ab}`, where
-      :math:`n_{ab}` counts the given cannot-links between groups
-      :math:`a` and :math:`b` (``LinkGroups.cannot_counts``), larger groups
-      first (equal sizes: larger gain first, so the result does not depend
-      on the order of the samples), until no group moves or ``max_rounds``.
-      Scores that are sure of a cluster can so break a lone cannot-link,
-      which is what wrong links need, but not the many consistent links
-      between two large groups;
+      \mathrm{penalty}\cdot \#\{\text{cannot-linked groups in } y\}`,
+      larger groups first (equal sizes: larger gain first, so the result does
+      not depend on the order of the samples), until no group moves or
+      ``max_rounds``. Scores that are sure of a cluster can so break a
+      cannot-link, which is what wrong links need;
     * with ``keep_cannot_links=True`` and more clusters, those groups are
       instead coloured one at a time, the most constrained first, each
       taking the cluster of largest share among those none of its
@@ -418,8 +399,8 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
         The closed links (:func:`link_groups`).
     n_clusters : int
     penalty : float, default=0.3
-        Cost of one given cannot-link broken, in units of a group's share
-        (conditional modes).
+        Cost of one cannot-linked group in the same cluster, in units of a
+        group's share (conditional modes).
     max_rounds : int, default=20
         Sweeps of the conditional modes at most.
     keep_cannot_links : bool, default=False
@@ -593,10 +574,10 @@ def _saturation_colouring(labels, share, groups, todo):
 
 def _conditional_modes(labels, share, groups, todo, penalty, max_rounds):
     """Iterated conditional modes on the group cannot-link graph, in place."""
-    C = groups.cannot_weights
+    C = groups.cannot_matrix
     n_clusters = share.shape[1]
     order_key = -groups.sizes
-    indptr, indices, counts = C.indptr, C.indices, C.data
+    indptr, indices = C.indptr, C.indices
     rows = np.arange(labels.size)
     for _ in range(max_rounds):
         onehot = np.zeros_like(share)
@@ -609,10 +590,8 @@ def _conditional_modes(labels, share, groups, todo, penalty, max_rounds):
         # larger groups first, then larger gains: an order that does not
         # depend on how the samples (hence the groups) are numbered
         for a in movers[np.lexsort((-gain[movers], order_key[movers]))]:
-            span = slice(indptr[a], indptr[a + 1])
-            held = np.bincount(labels[indices[span]], weights=counts[span],
-                               minlength=n_clusters)
-            c_a = share[a] - penalty * held
+            neighbours = labels[indices[indptr[a] : indptr[a + 1]]]
+            c_a = share[a] - penalty * np.bincount(neighbours, minlength=n_clusters)
             best = int(np.argmax(c_a))
             if c_a[best] > c_a[labels[a]] + 1e-12:
                 labels[a] = best
