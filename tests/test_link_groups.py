@@ -497,3 +497,98 @@ def test_keep_cannot_links_changes_nothing_with_two_clusters(seed):
     S = rng.uniform(0.01, 1, size=(30, 2))
     assert_array_equal(group_labels(S, groups, 2, keep_cannot_links=True),
                        group_labels(S, groups, 2))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cannot_counts_are_the_given_links_between_each_pair_of_groups(seed):
+    y, must, cannot = _links(seed, n=20, n_links=40)
+    groups = link_groups(must, cannot, y.size)
+    for (a, b), count in zip(groups.cannot_pairs, groups.cannot_counts):
+        between = sum(
+            {groups.group[i], groups.group[j]} == {a, b} for i, j in cannot.tolist()
+        )
+        assert count == between
+    assert_array_equal(groups.cannot_weights.toarray() > 0,
+                       groups.cannot_matrix.toarray() > 0)
+
+
+def test_cannot_counts_of_partial_labels_are_all_pairs_between_classes():
+    codes = np.array([0, -1, 1, 0, -1, 2, 1, 0])
+    groups = groups_from_labels(codes)
+    must, cannot = pairs_from_labels(codes.astype(object))
+    assert_array_equal(groups.cannot_counts, [3 * 2, 3 * 1, 2 * 1])
+    assert groups.cannot_counts.sum() == len(cannot)
+
+
+def _conditional_modes_by_loops(start, share, groups, links, penalty, todo, count):
+    """Slow reference of the conditional modes: the given cannot-links read
+    one by one (each costs ``penalty`` when ``count``, else each distinct
+    cannot-linked group does), groups visited larger first, then larger
+    gain."""
+    labels = start.copy()
+    g, c = share.shape
+    gid = groups.group
+    def cost(a, y):
+        others = [gid[j] if gid[i] == a else gid[i] for i, j in links.tolist()
+                  if a in (gid[i], gid[j]) and gid[i] != gid[j]]
+        if not count:
+            others = set(others)
+        return share[a, y] - penalty * sum(labels[b] == y for b in others)
+    for _ in range(20):
+        gain = {a: max(cost(a, y) for y in range(c)) - cost(a, labels[a])
+                for a in range(g) if todo[a]}
+        movers = sorted((a for a in gain if gain[a] > 1e-12),
+                        key=lambda a: (-groups.sizes[a], -gain[a]))
+        if not movers:
+            break
+        for a in movers:
+            costs = [cost(a, y) for y in range(c)]
+            best = int(np.argmax(costs))
+            if costs[best] > costs[labels[a]] + 1e-12:
+                labels[a] = best
+    return labels
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("count", [False, True])
+def test_conditional_modes_match_a_loop_reference(seed, count):
+    from smiclust.link_groups import _conditional_modes
+    rng = np.random.RandomState(seed)
+    n, c = 36, 3 + seed % 2
+    y = rng.randint(0, c, size=n)
+    must, cannot = sample_links(y, 90, random_state=seed)
+    groups = link_groups(must, cannot, n)
+    assert groups.cannot_counts.max() > 1  # some groups share several links
+    share = rng.uniform(0, 1, size=(groups.n_groups, c))
+    share /= share.sum(axis=1, keepdims=True)
+    todo = np.zeros(groups.n_groups, dtype=bool)
+    todo[np.unique(groups.cannot_pairs)] = True
+    start = share.argmax(axis=1)
+    got = start.copy()
+    C = groups.cannot_weights if count else groups.cannot_matrix
+    _conditional_modes(got, share, C, todo, 0.3, 20, groups.sizes)
+    assert_array_equal(
+        got, _conditional_modes_by_loops(start, share, groups, cannot, 0.3, todo, count)
+    )
+
+
+@pytest.mark.parametrize("n_links", [1, 40])
+@pytest.mark.parametrize("count", [False, True])
+def test_counted_cannot_links_outweigh_sure_scores_and_one_does_not(n_links, count):
+    # two groups of 20 whose scores both say cluster 0, five clusters, and a
+    # third linked group elsewhere (so no clique decides): one cannot-link
+    # between the two gives way to the scores; forty do only when counted
+    size, c = 20, 5
+    must = np.array([[k * size + i, k * size + i + 1]
+                     for k in range(2) for i in range(size - 1)], dtype=np.intp)
+    cannot = np.array([[i, size + (i * 7) % size] for i in range(n_links)]
+                      + [[0, 2 * size], [2 * size + 1, 2 * size + 2]], dtype=np.intp)
+    n = 2 * size + 3
+    S = np.full((n, c), 0.05)
+    S[: 2 * size, 0] = 1.0
+    S[2 * size :, 1:] = np.eye(c)[[2, 3, 4], 1:]
+    groups = link_groups(must, np.unique(cannot, axis=0), n)
+    got = group_labels(S, groups, c, count_cannot_links=count)
+    together = got[0] == got[size]
+    assert together == (n_links == 1 or not count)
+    assert np.all(got[must[:, 0]] == got[must[:, 1]])

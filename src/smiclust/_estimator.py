@@ -853,6 +853,11 @@ default=None
         else:
             search = None
             t, gamma, eta = candidates[0]
+        if links.groups is not None:
+            # the candidates were scored as the search labels them; the
+            # chosen one's labels charge every given cannot-link broken, so
+            # the many links between two large groups hold
+            links = replace(links, count_cannot_links=True)
         K = kernel_from_neighbors(graph, t, kernel)
         solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed,
                                kernel)
@@ -895,7 +900,8 @@ default=None
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
             labels = group_labels(votes, links.groups, c,
-                                  keep_cannot_links=links.keep_cannot_links)
+                                  keep_cannot_links=links.keep_cannot_links,
+                                  count_cannot_links=links.count_cannot_links)
         else:
             labels = np.argmax(votes, axis=1)
         solution, order = with_labels(solution, labels, c)

@@ -54,24 +54,38 @@ class LinkGroups:
         kept (see ``n_contradictions``).
     n_contradictions : int
         Cannot-links whose samples the must-links put in one group.
+    cannot_counts : ndarray of shape (n_pairs,), default=None
+        Cannot-links between the samples of each pair of groups (the given
+        ones, or all implied ones for partial labels); ``None``: one each.
+    cannot_matrix : sparse matrix of shape (n_groups, n_groups)
+        Symmetric 0/1 adjacency of the cannot-linked groups.
+    cannot_weights : sparse matrix of shape (n_groups, n_groups)
+        The same pattern holding ``cannot_counts``.
     """
 
     group: np.ndarray
     cannot_pairs: np.ndarray
     n_contradictions: int = 0
+    cannot_counts: np.ndarray | None = field(default=None, repr=False, compare=False)
     indicator: sp.csr_matrix = field(init=False, repr=False, compare=False)
     cannot_matrix: sp.csr_matrix = field(init=False, repr=False, compare=False)
+    cannot_weights: sp.csr_matrix = field(init=False, repr=False, compare=False)
     sizes: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         n, g = self.group.shape[0], self.n_groups
         G = sp.csr_matrix((np.ones(n), (np.arange(n), self.group)), shape=(n, g))
         pairs = self.cannot_pairs
-        C = sp.csr_matrix(
-            (np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(g, g)
-        )
+        counts = (np.ones(len(pairs)) if self.cannot_counts is None
+                  else np.asarray(self.cannot_counts, dtype=np.float64))
+        object.__setattr__(self, "cannot_counts", counts)
+        C = sp.csr_matrix((counts, (pairs[:, 0], pairs[:, 1])), shape=(g, g))
+        W = (C + C.T).tocsr()
+        B = W.copy()
+        B.data[:] = 1.0
         object.__setattr__(self, "indicator", G)
-        object.__setattr__(self, "cannot_matrix", (C + C.T).tocsr())
+        object.__setattr__(self, "cannot_weights", W)
+        object.__setattr__(self, "cannot_matrix", B)
         object.__setattr__(self, "sizes", np.bincount(self.group, minlength=g))
 
     @property
@@ -106,9 +120,10 @@ def link_groups(must_link, cannot_link, n_samples):
     a, b = group[cannot[:, 0]], group[cannot[:, 1]]
     inside = a == b
     pairs = np.sort(np.column_stack([a[~inside], b[~inside]]), axis=1)
-    pairs = np.unique(pairs, axis=0).reshape(-1, 2)
+    pairs, counts = np.unique(pairs, axis=0, return_counts=True)
     return LinkGroups(
-        group.astype(np.intp), pairs.astype(np.intp), int(np.count_nonzero(inside))
+        group.astype(np.intp), pairs.reshape(-1, 2).astype(np.intp),
+        int(np.count_nonzero(inside)), cannot_counts=counts,
     )
 
 
@@ -211,7 +226,8 @@ def groups_from_labels(codes):
     group[unknown] = k + np.arange(np.count_nonzero(unknown))
     i, j = np.triu_indices(k, k=1)
     pairs = np.column_stack([i, j]).astype(np.intp).reshape(-1, 2)
-    return LinkGroups(group, pairs)
+    sizes = np.bincount(codes[~unknown], minlength=k)
+    return LinkGroups(group, pairs, cannot_counts=sizes[i] * sizes[j])
 
 
 def closed_links(groups):
@@ -355,7 +371,7 @@ def group_block_weights(K_off, groups, n_clusters=None):
 
 
 def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
-                 keep_cannot_links=False):
+                 keep_cannot_links=False, count_cannot_links=False):
     r"""Labels that keep must-link groups together and cannot-linked groups apart.
 
     Each sample's non-negative scores (the paper's clipped, column-normalised
@@ -379,11 +395,15 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
     * the other linked groups (more clusters; or two clusters and
       contradictory links): iterated conditional modes from the argmax, a
       group taking the cluster that maximises :math:`m_{ay}/\sum_y m_{ay} -
-      \mathrm{penalty}\cdot \#\{\text{cannot-linked groups in } y\}`,
-      larger groups first (equal sizes: larger gain first, so the result does
-      not depend on the order of the samples), until no group moves or
-      ``max_rounds``. Scores that are sure of a cluster can so break a
-      cannot-link, which is what wrong links need;
+      \mathrm{penalty}\cdot \sum_{b:\,y_b = y} n_{ab}`, where
+      :math:`n_{ab}` is 1 for cannot-linked groups :math:`a, b`, or with
+      ``count_cannot_links=True`` the number of given cannot-links between
+      them (``LinkGroups.cannot_counts``); larger groups first (equal
+      sizes: larger gain first, so the result does not depend on the order
+      of the samples), until no group moves or ``max_rounds``. Scores that
+      are sure of a cluster can so break a lone cannot-link, which is what
+      wrong links need (and, counted, not the many consistent links between
+      two large groups);
     * with ``keep_cannot_links=True`` and more clusters, those groups are
       instead coloured one at a time, the most constrained first, each
       taking the cluster of largest share among those none of its
@@ -399,13 +419,17 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
         The closed links (:func:`link_groups`).
     n_clusters : int
     penalty : float, default=0.3
-        Cost of one cannot-linked group in the same cluster, in units of a
-        group's share (conditional modes).
+        Cost of one cannot-linked group (or, counted, of one given
+        cannot-link) in the same cluster, in units of a group's share
+        (conditional modes).
     max_rounds : int, default=20
         Sweeps of the conditional modes at most.
     keep_cannot_links : bool, default=False
         Colour the remaining groups (more clusters) instead of the
         conditional modes.
+    count_cannot_links : bool, default=False
+        The conditional modes charge ``penalty`` per given cannot-link, not
+        per cannot-linked group.
 
     Returns
     -------
@@ -441,7 +465,9 @@ def group_labels(scores, groups, n_clusters, *, penalty=0.3, max_rounds=20,
     if todo.any() and keep_cannot_links and n_clusters > 2:
         _saturation_colouring(labels, share, groups, todo)
     elif todo.any():
-        _conditional_modes(labels, share, groups, todo, penalty, max_rounds)
+        weights = groups.cannot_weights if count_cannot_links else groups.cannot_matrix
+        _conditional_modes(labels, share, weights, todo, penalty, max_rounds,
+                           groups.sizes)
     return labels[groups.group]
 
 
@@ -572,12 +598,12 @@ def _saturation_colouring(labels, share, groups, todo):
         key[open_] += n_groups + 1
 
 
-def _conditional_modes(labels, share, groups, todo, penalty, max_rounds):
-    """Iterated conditional modes on the group cannot-link graph, in place."""
-    C = groups.cannot_matrix
+def _conditional_modes(labels, share, C, todo, penalty, max_rounds, sizes):
+    """Iterated conditional modes on the group cannot-link graph ``C`` (its
+    entries: the cost of each pair in units of ``penalty``), in place."""
     n_clusters = share.shape[1]
-    order_key = -groups.sizes
-    indptr, indices = C.indptr, C.indices
+    order_key = -sizes
+    indptr, indices, counts = C.indptr, C.indices, C.data
     rows = np.arange(labels.size)
     for _ in range(max_rounds):
         onehot = np.zeros_like(share)
@@ -590,8 +616,10 @@ def _conditional_modes(labels, share, groups, todo, penalty, max_rounds):
         # larger groups first, then larger gains: an order that does not
         # depend on how the samples (hence the groups) are numbered
         for a in movers[np.lexsort((-gain[movers], order_key[movers]))]:
-            neighbours = labels[indices[indptr[a] : indptr[a + 1]]]
-            c_a = share[a] - penalty * np.bincount(neighbours, minlength=n_clusters)
+            span = slice(indptr[a], indptr[a + 1])
+            held = np.bincount(labels[indices[span]], weights=counts[span],
+                               minlength=n_clusters)
+            c_a = share[a] - penalty * held
             best = int(np.argmax(c_a))
             if c_a[best] > c_a[labels[a]] + 1e-12:
                 labels[a] = best

@@ -310,6 +310,10 @@ class LinkSet:
         With ``groups``: the labels keep every cannot-link the most
         constrained-first colouring can, whatever the scores say
         (:func:`smiclust.link_groups.group_labels`).
+    count_cannot_links : bool, default=False
+        With ``groups``: the conditional modes of
+        :func:`~smiclust.link_groups.group_labels` charge their penalty per
+        given cannot-link, not per cannot-linked group.
     """
 
     must_link: np.ndarray
@@ -318,6 +322,7 @@ class LinkSet:
     cannot_weight: np.ndarray | None = None
     groups: object = None
     keep_cannot_links: bool = False
+    count_cannot_links: bool = False
 
 
 def prepare_kernel(K, links):
@@ -363,7 +368,8 @@ def solve_links(
     )
     scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
     labels = group_labels(scores, links.groups, n_clusters,
-                          keep_cannot_links=links.keep_cannot_links)
+                          keep_cannot_links=links.keep_cannot_links,
+                          count_cannot_links=links.count_cannot_links)
     return with_labels(solution, labels, n_clusters)[0]
 
 
