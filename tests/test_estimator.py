@@ -619,3 +619,37 @@ def test_bad_kernel(value):
                        r"SMIClustering must be a str among .*'normalized'.* "
                        f"Got {value!r} instead"):
         SMIClustering(kernel=value).fit(X)
+
+
+def test_cannot_links_are_counted_after_the_search_only(monkeypatch):
+    # the search labels its candidates with one penalty per cannot-linked
+    # group (as it scores them); the chosen candidate's solve and the vote
+    # over n_neighbors charge every given cannot-link
+    import smiclust.solver as solver_module
+    calls, state = [], {"search": False}
+    real_group_labels = solver_module.group_labels
+
+    def spy(*args, **kwargs):
+        calls.append((state["search"], kwargs.get("count_cannot_links", False)))
+        return real_group_labels(*args, **kwargs)
+
+    real_search = SMIClustering._search
+
+    def search(self, *args, **kwargs):
+        state["search"] = True
+        try:
+            return real_search(self, *args, **kwargs)
+        finally:
+            state["search"] = False
+
+    monkeypatch.setattr(solver_module, "group_labels", spy)
+    monkeypatch.setattr(estimator_module, "group_labels", spy)
+    monkeypatch.setattr(SMIClustering, "_search", search)
+    X, y = make_blobs(150, centers=3, random_state=0)
+    must, cannot = sample_links(y, 60, random_state=0)
+    SMIClustering(3, spreading=0, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    in_search = [counted for searching, counted in calls if searching]
+    after = [counted for searching, counted in calls if not searching]
+    assert in_search and not any(in_search)
+    assert after and all(after)

@@ -267,10 +267,12 @@ class SMIClustering(BaseLinkClustering):
     keep_cannot_links : bool, default=False
         Beyond the paper, with closed links (``links_ == "closure"``) and
         three clusters or more. ``False``: the groups that no exact rule
-        places are labelled by iterated conditional modes, where scores
-        that are sure of a cluster may break a cannot-link (what wrong links
-        need), unless SMIC without links agrees with the links no better
-        than chance (``links_agreement_z_`` below :data:`BLIND_DATA_Z`: the
+        places are labelled by iterated conditional modes, where scores that
+        are sure of a cluster may break a lone cannot-link (what wrong links
+        need; in the chosen candidate's labels every given cannot-link
+        broken costs the same, so the many between two large groups hold),
+        unless SMIC without links agrees with the links no better than
+        chance (``links_agreement_z_`` below :data:`BLIND_DATA_Z`: the
         scores are blind to the links), where they are coloured as with
         ``True``. ``True``: they are coloured most constrained first, each
         taking its surest cluster that none of its cannot-linked groups
