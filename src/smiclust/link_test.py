@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
+from .constraints import link_violations
+
 __all__ = ["LinkFolds", "link_folds", "sign_test_pvalue", "agreement_over_chance"]
 
 
@@ -176,13 +178,12 @@ def agreement_over_chance(labels, must_link, cannot_link):
     labels = np.asarray(labels)
     share = np.bincount(labels) / labels.size
     r = float(share @ share)
+    broken_must, broken_cannot = link_violations(labels, must_link, cannot_link)
     parts = []
     if len(must_link):
-        parts.append((np.mean(labels[must_link[:, 0]] == labels[must_link[:, 1]]),
-                      r, len(must_link)))
+        parts.append((np.mean(~broken_must), r, len(must_link)))
     if len(cannot_link):
-        parts.append((np.mean(labels[cannot_link[:, 0]] != labels[cannot_link[:, 1]]),
-                      1.0 - r, len(cannot_link)))
+        parts.append((np.mean(~broken_cannot), 1.0 - r, len(cannot_link)))
     if not parts:
         return float("nan")
     spread = r * (1.0 - r) * sum(1.0 / n for _, _, n in parts)
