@@ -144,6 +144,11 @@ def test_read_table_parquet(tmp_path):
         ("nan.csv", "1,2\nnan,4\n", {}, r"line 2, column 1: expected a finite"),
         ("inf.csv", "1,2\n3,inf\n", {}, r"line 2, column 2: expected a finite"),
         ("ids.csv", "s1,1\ns2,2\n", {}, r"got 's1' \(if this column holds row ids"),
+        ("class.csv", "x,y,cls\n1,2,a\n", {},
+         r"column 3 \('cls'\): expected a number, got 'a' \(if this column is not a "
+         r"feature, such as a class or a name, choose the feature columns"),
+        ("class_chosen.csv", "x,y,cls\n1,2,a\n", {"columns": ["x", "cls"]},
+         r"column 3 \('cls'\): expected a number, got 'a'$"),
         ("unk.csv", "x,y\n1,2\n", {"id_column": "id"},
          r"unknown id column 'id'; the columns are 'x', 'y'"),
         ("unk2.csv", "x,y\n1,2\n", {"columns": ["x", "q"]}, r"unknown column 'q'"),

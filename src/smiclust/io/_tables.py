@@ -129,7 +129,8 @@ def _read_text_table(path, *, id_column, header, columns, delimiter):
             got = "an empty cell" if cells[bad] == "" else show(cells[bad])
             raise ValueError(
                 f"{path}: line {lines[bad]}, column {j + 1}{_col_name(names, j)}: "
-                f"expected a number, got {got}" + _id_hint(id_column, j)
+                f"expected a number, got {got}"
+                + _column_hint(id_column, columns, j)
             ) from None
         _check_finite(
             path, X[:, k],
@@ -163,9 +164,15 @@ def _col_name(names, j):
     return "" if names is None or names[j] == "" else f" ({show(names[j])})"
 
 
-def _id_hint(id_column, j):
+def _column_hint(id_column, columns, j):
+    """What to do about a column of text: the first may hold row ids; with
+    the default choice of columns, any other may be a class or a name."""
     if id_column is None and j == 0:
         return " (if this column holds row ids, make it the id column)"
+    if columns is None:
+        return (" (if this column is not a feature, such as a class or a name, "
+                "choose the feature columns: --columns on the command line, "
+                "columns= in read_table)")
     return ""
 
 
