@@ -245,8 +245,9 @@ MALFORMED = {
     "text ids without --id-column": ({}, ["fit", "moons.csv", "-k", "2"],
                                      "column 2 ('sample'): expected a number"),
     "class column": ({"d.csv": "x,y,cls\n1,2,a\n3,4,b\n"}, ["fit", "d.csv", "-k", "2"],
-                     "got 'a' (if this column is not a feature, such as a class or a "
-                     "name, choose the feature columns: --columns on the command line"),
+                     "got 'a' (if this column is not a feature, such as a class, a "
+                     "name or row ids, choose the feature columns: --columns on the "
+                     "command line"),
     "unknown id column": ({}, ["fit", "moons.csv", "-k", "2", "--id-column", "id"],
                           "unknown id column 'id'; the columns are 'x1'"),
     "unknown column name": ({}, ["fit", "moons.csv", "-k", "2", *DATA, "--columns",

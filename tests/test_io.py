@@ -146,7 +146,7 @@ def test_read_table_parquet(tmp_path):
         ("ids.csv", "s1,1\ns2,2\n", {}, r"got 's1' \(if this column holds row ids"),
         ("class.csv", "x,y,cls\n1,2,a\n", {},
          r"column 3 \('cls'\): expected a number, got 'a' \(if this column is not a "
-         r"feature, such as a class or a name, choose the feature columns"),
+         r"feature, such as a class, a name or row ids, choose the feature columns"),
         ("class_chosen.csv", "x,y,cls\n1,2,a\n", {"columns": ["x", "cls"]},
          r"column 3 \('cls'\): expected a number, got 'a'$"),
         ("unk.csv", "x,y\n1,2\n", {"id_column": "id"},

@@ -170,9 +170,9 @@ def _column_hint(id_column, columns, j):
     if id_column is None and j == 0:
         return " (if this column holds row ids, make it the id column)"
     if columns is None:
-        return (" (if this column is not a feature, such as a class or a name, "
-                "choose the feature columns: --columns on the command line, "
-                "columns= in read_table)")
+        return (" (if this column is not a feature, such as a class, a name or "
+                "row ids, choose the feature columns: --columns on the command "
+                "line, columns= in read_table; or make it the id column)")
     return ""
 
 
