@@ -1069,6 +1069,7 @@ default=None
             inputs.must_link,
             inputs.cannot_link,
             candidates=range(fewest, max(fewest, min(_AUTO_C_MAX, n - 1)) + 1),
+            links="closure" if self.links == "closure" else "paper",
             eigen_solver=self.eigen_solver,
             random_state=seed,
         )

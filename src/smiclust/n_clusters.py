@@ -44,7 +44,14 @@ from .labeling import (
     fix_signs,
     uncovered_rows,
 )
+from .link_groups import (
+    group_block_weights,
+    group_labels,
+    link_groups,
+    off_group_kernel,
+)
 from .link_operator import SMICOperator
+from .solver import solve_smic_groups
 from .utils import (
     IntegerGrid,
     Interval,
@@ -64,6 +71,7 @@ _OWNER = "choose_n_clusters"
 _PARAMETER_CONSTRAINTS = {
     "candidates": [IntegerGrid(2)],
     "method": [Options({"auto", "eigengap", "links"})],
+    "links": [Options({"paper", "closure"})],
     "gamma": [Interval(numbers.Real, 0.0, 1e100, closed="both")],
     "n_folds": [Interval(numbers.Integral, 2, None, closed="left")],
     "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
@@ -116,6 +124,7 @@ def choose_n_clusters(
     method="auto",
     gamma=1.0,
     n_folds=5,
+    links="paper",
     eigen_solver="auto",
     random_state=None,
 ):
@@ -143,6 +152,17 @@ def choose_n_clusters(
         as 3SMIC does for more than two clusters.
     n_folds : int, default=5
         Folds of the held-out link criterion, ``>= 2``.
+    links : {"paper", "closure"}, default="paper"
+        How each fold's labelling uses the training links. ``"paper"``: 3SMIC
+        on the pairs as given. ``"closure"``: the same, unless its smallest
+        held-out error is no lower than that of calling every link the more
+        common kind (:math:`\min(s, 1 - s)`, :math:`s` the share of
+        must-links); the folds are then labelled on the closed links of
+        :class:`~smiclust.SMIClustering`'s default (must-link groups,
+        cannot-links lifted between them; :mod:`smiclust.link_groups`), whose
+        labels keep each group in one cluster (a fold whose training links
+        contradict themselves keeps the paper's labelling). The eigengap reads
+        the paper's operator either way.
     eigen_solver : {"auto", "arpack", "lobpcg", "dense"}, default="auto"
         See :func:`~smiclust.eigensolvers.leading_eigenvectors`.
     random_state : int, RandomState instance or None, default=None
@@ -192,8 +212,11 @@ def choose_n_clusters(
     folds :math:`F_1, \dots, F_k`. For each fold, :math:`U` is rebuilt from the
     other links and its :math:`c_{\max}` leading eigenvectors are labelled by
     the SMIC post-processing (:mod:`smiclust.labeling`), the first :math:`c`
-    columns for candidate :math:`c`. With :math:`v_c` the held-out links the
-    labelling violates (must-links split, cannot-links joined),
+    columns for candidate :math:`c` (with ``links="closure"``: the operator
+    of the closed training links, and the scores of the first :math:`c`
+    columns labelled by :func:`~smiclust.link_groups.group_labels`). With
+    :math:`v_c` the held-out links the labelling violates (must-links split,
+    cannot-links joined),
 
     .. math::
 
@@ -225,6 +248,7 @@ def choose_n_clusters(
         "method": method,
         "gamma": gamma,
         "n_folds": n_folds,
+        "links": links,
         "eigen_solver": eigen_solver,
         "random_state": random_state,
     }
@@ -260,6 +284,12 @@ def choose_n_clusters(
     use_links = method == "links" or (method == "auto" and n_links >= n_folds)
     if use_links:
         error = _heldout_error(solve, must, cannot, cands, n_folds, fold_seed)
+        share = len(must) / n_links
+        if links == "closure" and error.min() >= min(share, 1.0 - share):
+            # the paper's labelling predicts the held-out links no better than
+            # calling every link the more common kind: the closed links' may
+            error = _heldout_error(solve, must, cannot, cands, n_folds,
+                                   fold_seed, closed=True)
         plausible = _within_one_se(error, n_links)
     else:
         error = np.full(cands.size, np.nan)
@@ -363,6 +393,33 @@ class _Solver:
         _, component = connected_components(K_mod, directed=False)
         return np.column_stack([_smic_labels(component, vecs[:, :c]) for c in cands])
 
+    def closed_labels(self, must, cannot, cands):
+        r"""Labels of every candidate on the closed links, shape
+        ``(n, n_candidates)``; ``None`` when the links contradict themselves.
+
+        One solve of ``max(cands)`` vectors of the group operator
+        (:func:`~smiclust.solver.solve_smic_groups`, :math:`\eta = 0`); the
+        scores of the first ``c`` columns are labelled by
+        :func:`~smiclust.link_groups.group_labels` for candidate ``c``.
+        """
+        n = self.K.shape[0]
+        groups = link_groups(must, cannot, n)
+        if groups.n_contradictions:
+            return None
+        K_off = off_group_kernel(self.K, groups)
+        c_max = int(cands[-1])
+        solution = solve_smic_groups(
+            K_off, groups, c_max, self.gamma, 0.0,
+            block_weights=group_block_weights(K_off, groups, c_max),
+            eigen_solver=self.eigen_solver, random_state=self.seed,
+        )
+        columns = []
+        for c in cands:
+            scores, _ = cluster_scores(solution.eigenvectors[:, :c],
+                                       solution.normalizer[:c])
+            columns.append(group_labels(scores, groups, int(c)))
+        return np.column_stack(columns)
+
 
 class _ScaledOperator(LinearOperator):
     """:math:`S A S` for a symmetric operator ``A`` and diagonal ``S``."""
@@ -397,8 +454,9 @@ def _smic_labels(component, vectors):
     return rank[labels]
 
 
-def _heldout_error(solve, must, cannot, cands, n_folds, seed):
-    """Fraction of links violated when predicted from the other folds."""
+def _heldout_error(solve, must, cannot, cands, n_folds, seed, closed=False):
+    """Fraction of links violated when predicted from the other folds (by the
+    closed links' labels when ``closed``)."""
     pairs = np.vstack([must, cannot])
     is_must = np.r_[np.ones(len(must), bool), np.zeros(len(cannot), bool)]
     folds = np.array_split(np.random.RandomState(seed).permutation(len(pairs)), n_folds)
@@ -406,7 +464,11 @@ def _heldout_error(solve, must, cannot, cands, n_folds, seed):
     for held in folds:
         train = np.ones(len(pairs), dtype=bool)
         train[held] = False
-        labels = solve.labels(pairs[train & is_must], pairs[train & ~is_must], cands)
+        train_must, train_cannot = pairs[train & is_must], pairs[train & ~is_must]
+        labels = (solve.closed_labels(train_must, train_cannot, cands)
+                  if closed else None)
+        if labels is None:
+            labels = solve.labels(train_must, train_cannot, cands)
         test_must = pairs[held][is_must[held]]
         test_cannot = pairs[held][~is_must[held]]
         for j in range(cands.size):
