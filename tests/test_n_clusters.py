@@ -3,11 +3,17 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import adjusted_rand_score
 
-from smiclust.constraints import sample_links
+from smiclust.constraints import link_violations, sample_links
 from smiclust.kernels import local_scaling_kernel, modified_kernel
+from smiclust.link_groups import link_groups
 from smiclust.link_operator import dense_smic_matrix
-from smiclust.n_clusters import DEFAULT_CANDIDATES, choose_n_clusters
-from smiclust.solver import solve_smic
+from smiclust.n_clusters import (
+    DEFAULT_CANDIDATES,
+    _heldout_error,
+    _Solver,
+    choose_n_clusters,
+)
+from smiclust.solver import LinkSet, solve_links, solve_smic
 
 
 def _blobs(n_centers, n_per=40, seed=0, spread=10.0):
@@ -177,6 +183,7 @@ def test_too_few_links_fall_back_to_eigengap():
         ({"gamma": -1.0}, "'gamma' parameter"),
         ({"n_folds": 1}, "'n_folds' parameter"),
         ({"eigen_solver": "qr"}, "'eigen_solver' parameter"),
+        ({"links": "closed"}, "'links' parameter"),
         ({"random_state": -1}, "'random_state' parameter"),
         ({"must_link": [[0, 60]]}, "must_link"),
         ({"method": "links"}, "method='links'.*n_folds=5.*Got 0"),
@@ -197,3 +204,93 @@ def test_more_components_than_candidates_warns():
     with pytest.warns(UserWarning, match="12 connected components"):
         result = choose_n_clusters(K, candidates=range(2, 8), random_state=0)
     assert_allclose(result.scores["eigengap"], 0.0, atol=1e-10)
+
+
+def _blind(n_per=50, seed=0):
+    """Gaussian noise in 5-D and three equal classes the features do not see."""
+    X = np.random.RandomState(seed).normal(size=(3 * n_per, 5))
+    return X, np.repeat(np.arange(3), n_per)
+
+
+def test_closure_links_change_nothing_where_the_paper_predicts_the_links():
+    X, y = _blobs(4)
+    K = local_scaling_kernel(X, n_neighbors=7)
+    must, cannot = sample_links(y, 150, random_state=0)
+    paper = choose_n_clusters(K, must, cannot, candidates=range(2, 8), random_state=0)
+    closure = choose_n_clusters(K, must, cannot, candidates=range(2, 8),
+                                links="closure", random_state=0)
+    assert closure.n_clusters == paper.n_clusters == 4
+    for name in paper.scores:
+        assert_array_equal(closure.scores[name], paper.scores[name])
+
+
+@pytest.mark.parametrize("n_links", [300, 560])
+def test_closure_links_find_the_classes_features_do_not_see(n_links):
+    # The paper's labelling predicts held-out links no better than calling
+    # them all cannot-links; the closed links' labelling does, and the
+    # links say three groups.
+    X, y = _blind()
+    K = local_scaling_kernel(X, n_neighbors=7)
+    must, cannot = sample_links(y, n_links, random_state=0)
+    share = len(must) / n_links
+    paper = choose_n_clusters(K, must, cannot, candidates=range(2, 9), random_state=0)
+    assert paper.scores["heldout_error"].min() >= min(share, 1 - share)
+    closure = choose_n_clusters(K, must, cannot, candidates=range(2, 9),
+                                links="closure", random_state=0)
+    assert closure.n_clusters == 3
+    assert closure.scores["heldout_error"].min() < paper.scores["heldout_error"].min()
+    # the eigengap reads the paper's operator either way
+    assert_array_equal(closure.scores["eigengap"], paper.scores["eigengap"])
+
+
+def test_closed_heldout_error_counts_every_link_of_every_fold():
+    # loop reference: the same folds, each held-out pair checked one by one
+    X, y = _blind(n_per=30, seed=1)
+    K = local_scaling_kernel(X, n_neighbors=6)
+    must, cannot = sample_links(y, 200, random_state=3)
+    cands = np.arange(2, 7)
+    solve = _Solver(K, 1.0, "dense", 0)
+    error = _heldout_error(solve, must, cannot, cands, 4, 11, closed=True)
+    pairs = np.vstack([must, cannot])
+    is_must = np.r_[np.ones(len(must), bool), np.zeros(len(cannot), bool)]
+    folds = np.array_split(np.random.RandomState(11).permutation(len(pairs)), 4)
+    count = np.zeros(cands.size)
+    for held in folds:
+        train = np.ones(len(pairs), bool)
+        train[held] = False
+        labels = solve.closed_labels(pairs[train & is_must], pairs[train & ~is_must],
+                                     cands)
+        for k in held:
+            i, j = pairs[k]
+            for col in range(cands.size):
+                same = labels[i, col] == labels[j, col]
+                count[col] += same != is_must[k]
+    assert_allclose(error, count / len(pairs))
+
+
+def test_closed_labels_keep_groups_whole_and_match_solve_links():
+    X, y = _blind(n_per=30, seed=2)
+    K = local_scaling_kernel(X, n_neighbors=6)
+    must, cannot = sample_links(y, 250, random_state=1)
+    cands = np.array([2, 3, 5])
+    solve = _Solver(K, 1.0, "dense", 0)
+    labels = solve.closed_labels(must, cannot, cands)
+    assert labels.shape == (X.shape[0], cands.size)
+    for col, c in enumerate(cands):
+        assert labels[:, col].max() < c
+        bad_must, _ = link_violations(labels[:, col], must, cannot)
+        assert not bad_must.any()
+    # the largest candidate is the closed links' solve of that many clusters
+    links = LinkSet(must, cannot, groups=link_groups(must, cannot, X.shape[0]))
+    reference = solve_links(K, links, 5, 1.0, 0.0, eigen_solver="dense",
+                            random_state=0).labels
+    assert adjusted_rand_score(reference, labels[:, -1]) == 1.0
+
+
+def test_closed_labels_give_way_to_the_paper_on_contradictory_links():
+    X, _ = _blind(n_per=10)
+    K = local_scaling_kernel(X, n_neighbors=5)
+    solve = _Solver(K, 1.0, "dense", 0)
+    must = np.array([[0, 1], [1, 2]])
+    cannot = np.array([[0, 2], [3, 4]])
+    assert solve.closed_labels(must, cannot, np.array([2, 3])) is None

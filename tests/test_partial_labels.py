@@ -11,6 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from smiclust import SMIClustering, pairs_from_labels, sample_links
 from smiclust.link_groups import closed_links, groups_from_labels, link_groups
+from smiclust.n_clusters import choose_n_clusters
 
 
 def _partial(seed, n=90, c=3, n_labelled=12):
@@ -154,6 +155,31 @@ def test_n_clusters_auto_follows_the_links():
     assert model.eigenvectors_.shape == (200, 3)
     with pytest.raises(ValueError, match="needs more than 7 samples"):
         SMIClustering("auto", n_neighbors=2).fit(X[:6])
+
+
+@pytest.mark.parametrize("links", ["closure", "paper"])
+def test_n_clusters_auto_reads_links_as_the_fit_does(monkeypatch, links):
+    # the default's closed links are what the held-out links are predicted
+    # by (where the paper's labelling predicts them no better than chance)
+    import smiclust._estimator as estimator
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["links"])
+        return choose_n_clusters(*args, **kwargs)
+
+    monkeypatch.setattr(estimator, "choose_n_clusters", spy)
+    X = np.random.RandomState(0).normal(size=(150, 5))
+    y = np.repeat(np.arange(3), 50)
+    must, cannot = sample_links(y, 560, random_state=0)
+    model = SMIClustering("auto", links=links, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert seen == [links]
+    if links == "closure":
+        # features blind to the classes: the closed links say three
+        assert model.n_clusters_ == 3
+        assert adjusted_rand_score(y, model.labels_) > 0.95
 
 
 def test_contradictory_links_are_used_as_given():
