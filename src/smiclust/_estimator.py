@@ -212,7 +212,9 @@ class SMIClustering(BaseLinkClustering):
         Number of clusters ``c``. ``"auto"`` chooses it in ``q .. 20`` from
         the data and the links (:func:`smiclust.n_clusters.choose_n_clusters`:
         the eigengap of the normalised operator among the ``c`` that predict
-        held-out links best; measured in docs/n-clusters.md), see
+        held-out links best, predicted on the closed links where the paper's
+        3SMIC predicts them no better than chance and ``links="closure"``;
+        measured in docs/n-clusters.md), see
         ``n_clusters_``; ``q`` is 2, or more when that many must-link groups
         are pairwise cannot-linked (:func:`smiclust.link_groups.cannot_clique`;
         with partial labels, the number of classes). An integer below such
