@@ -11,7 +11,9 @@ every candidate ``c`` at once:
 * **held-out links**: the links are split into folds, each fold's links are
   predicted by the ``c``-cluster 3SMIC labelling fitted on the other links,
   and every ``c`` whose error is within one standard error of the smallest
-  error is plausible.
+  error is plausible. With ``links="closure"`` (what the default estimator
+  passes), where that labelling predicts the links no better than chance,
+  the folds are labelled on the closed links instead.
 
 ``method="auto"`` (the default) returns the candidate with the largest eigengap
 among the plausible ones when there are enough links, and the largest eigengap
@@ -230,8 +232,9 @@ def choose_n_clusters(
     plausible candidates counter that.
 
     Cost: ``n_folds + 2`` eigen-solves of :math:`\max(\text{candidates}) + 1`
-    vectors (2 without the link criterion); under a second for
-    ``n_samples <= 1000`` and 20 candidates.
+    vectors (2 without the link criterion; ``n_folds`` more of the group
+    operator where ``links="closure"`` labels the folds on the closed
+    links); under a second for ``n_samples <= 1000`` and 20 candidates.
 
     Examples
     --------
