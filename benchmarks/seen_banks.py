@@ -31,8 +31,6 @@ rename).
 
 import argparse
 import json
-import os
-import tempfile
 import time
 import warnings
 
@@ -41,6 +39,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
 from smiclust import SMIClustering, sample_links
+from smiclust.io import atomic_write
 
 #: The banks of the research notes (F3 and F4 as their rules named them; F4
 #: has two classes, the others three or more but for F8's and F12's last two).
@@ -236,18 +235,6 @@ def repeat(args):
     return records
 
 
-def write_json(path, records):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(records, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--banks", nargs="+", default=["F12", "F13"],
@@ -266,7 +253,8 @@ def main(argv=None):
     else:
         records = compare(args, parse_params(args.compare))
     if args.json:
-        write_json(args.json, records)
+        with atomic_write(args.json) as f:
+            json.dump(records, f, indent=1)
 
 
 if __name__ == "__main__":
