@@ -33,10 +33,11 @@ Protocols (those of the beyond report, docs/beyond-the-paper/report.md):
 
 ``--table`` prints, per data set and level, the default's mean ARI over the
 seeds against the best other curve, SL and CSC at their best t in hindsight
-(the t of the best mean over the levels with links), on all samples and on
-the samples in no link (n/a below 10 of them): **win** / **loss** when the
-means differ by more than the larger std (at least 0.01), as in the beyond
-report. A loss is shown as a loss.
+(the t of the best mean over the levels with links, on all samples), on all
+samples and on the samples in no link (n/a below 10 of them): **win** /
+**loss** when the means differ by more than the larger std (at least 0.01).
+The verdicts are those of the beyond report, by its own code
+(:func:`smiclust.experiments._beyond.win_table`). A loss is shown as a loss.
 
 Every fit of the pairs protocol on one core takes about 40 minutes for the
 eight sets (the peers most of it), the labels protocol about 15.
@@ -45,10 +46,9 @@ eight sets (the peers most of it), the labels protocol about 15.
 import argparse
 import json
 import os
-import tempfile
 import time
 import warnings
-from collections import defaultdict
+from collections import Counter
 
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
@@ -56,7 +56,15 @@ from sklearn.metrics import adjusted_rand_score
 from smiclust import SMIClustering, sample_links
 from smiclust.baselines import ConstrainedSpectralClustering, SpectralLearning
 from smiclust.constraints import pairs_from_labels
-from smiclust.experiments._beyond import win_tie_loss
+from smiclust.experiments._beyond import (
+    DEFAULT_METHOD,
+    _fmt,
+    _verdict_cell,
+    summarize_beyond,
+    win_table,
+)
+from smiclust.experiments._summary import curve_label
+from smiclust.io import atomic_write
 
 #: The bank (K1 in docs/beyond-the-paper/research-notes.md), chosen from the
 #: names and shapes before any fit.
@@ -163,86 +171,59 @@ def run(args):
                     records.append(record)
                     print(json.dumps(record), flush=True)
                     if args.json:
-                        write_json(args.json, records)
+                        with atomic_write(args.json) as f:
+                            json.dump(records, f, indent=1)
     return records
 
 
-def _stats(runs, key):
-    values = [r[key] for r in runs]
-    if len(values) < 2 or any(v is None for v in values) or any(
-            r["status"] != "ok" for r in runs):
-        return None
-    return float(np.mean(values)), float(np.std(values))
+def _harness_record(record):
+    """One run in the columns of the beyond report's records (method names
+    of :mod:`smiclust.experiments`; SL and CSC split into method and t)."""
+    method, _, t = record["method"].partition(" t=")
+    status = record["status"]
+    return {
+        "dataset": record["data"], "preprocessing": "", "protocol": "",
+        "method": {"default": DEFAULT_METHOD}.get(method, method),
+        "t": float(t) if t else float("nan"),
+        "curve": curve_label(method, int(t) if t else None),
+        "link_fraction": record["level"], "links": float("nan"),
+        "n_samples": float("nan"), "unlinked": record["n_free"],
+        "ari": np.nan if record["ari"] is None else record["ari"],
+        "ari_unlinked": (np.nan if record["ari_unlinked"] is None
+                         else record["ari_unlinked"]),
+        "ari_links_only": float("nan"),
+        "status": ("ok" if status == "ok" else
+                   "skipped" if status.startswith("PeerSkipped") else "failed"),
+        "seconds": record["seconds"],
+    }
 
 
 def table(records):
-    """Markdown lines of the win table and the tallies."""
-    runs = defaultdict(list)
-    for r in records:
-        runs[(r["data"], r["level"], r["method"])].append(r)
-    levels = sorted({r["level"] for r in records})
-    linked_levels = [lv for lv in levels if lv > 0]
-    methods = sorted({r["method"] for r in records} - {"default"})
+    """Markdown lines of the win table and the tallies: the beyond report's
+    rule (:func:`smiclust.experiments._beyond.win_table`) on these runs."""
+    import pandas as pd
 
-    def best_t(data, family, key):
-        means = {}
-        for t in TS:
-            s = [_stats(runs[(data, lv, f"{family} t={t}")], key)
-                 for lv in linked_levels]
-            if all(s):
-                means[t] = np.mean([m for m, _ in s])
-        return max(means, key=means.get) if means else None
+    summary = summarize_beyond(pd.DataFrame([_harness_record(r) for r in records]))
+    rows = sorted(win_table(summary), key=lambda r: (r["dataset"], r["link_fraction"]))
 
     lines = ["| data | level | default | 3SMIC | best other | verdict | "
              "default (in no link) | best other (in no link) | verdict |",
              "|---|---|---|---|---|---|---|---|---|"]
-    tally = {"ari": defaultdict(int), "ari_unlinked": defaultdict(int)}
-    for data in sorted({r["data"] for r in records}):
-        for level in levels:
-            cells = [data, f"{100 * level:g} %"]
-            for key in ("ari", "ari_unlinked"):
-                own = _stats(runs[(data, level, "default")], key)
-                free = np.median([r["n_free"] for r in runs[(data, level, "default")]])
-                if own is None or (key == "ari_unlinked" and free < 10):
-                    cells += ["n/a"] * (3 if key == "ari_unlinked" else 4)
-                    continue
-                curves = [m for m in methods if " t=" not in m]
-                curves += [f"{f} t={t}" for f in ("sl", "csc")
-                           if (t := best_t(data, f, key)) is not None]
-                best = max(((m, s) for m in curves
-                            if (s := _stats(runs[(data, level, m)], key))),
-                           key=lambda ms: ms[1][0])
-                verdict = win_tie_loss(*own, *best[1])
-                tally[key][verdict] += 1
-                cells.append(f"{own[0]:.2f} ± {own[1]:.2f}")
-                if key == "ari":
-                    paper = _stats(runs[(data, level, "3smic")], key)
-                    cells.append(f"{paper[0]:.2f}" if paper else "n/a")
-                cells += [f"{best[0]}: {best[1][0]:.2f} ± {best[1][1]:.2f}",
-                          "**LOSS**" if verdict == "loss" else verdict]
-            lines.append("| " + " | ".join(cells) + " |")
-    for key, name in (("ari", "all samples"), ("ari_unlinked", "samples in no link")):
-        t = tally[key]
+    for r in rows:
+        paper = f"{r['paper'][1]:.2f}" if r["paper"] else "n/a"
+        lines.append(
+            f"| {r['dataset']} | {100 * r['link_fraction']:g} % | "
+            f"{_fmt(r['default'], False)} | {paper} | {_fmt(r['best'])} | "
+            f"{_verdict_cell(r['verdict'])} | "
+            f"{_fmt(r['default_unlinked'], False) if r['best_unlinked'] else 'n/a'} | "
+            f"{_fmt(r['best_unlinked'])} | {_verdict_cell(r['verdict_unlinked'])} |")
+    for suffix, name in (("", "all samples"), ("_unlinked", "samples in no link")):
+        t = Counter(r["verdict" + suffix] for r in rows)
         lines.append(f"\n{name}: {t['win']} win, {t['tie']} tie, {t['loss']} loss")
-    failed = sorted({(r["method"], r["status"]) for r in records
-                     if r["status"] != "ok"})
-    for method, status in failed:
-        n = sum(r["method"] == method and r["status"] == status for r in records)
+    failed = Counter((r["method"], r["status"]) for r in records if r["status"] != "ok")
+    for (method, status), n in sorted(failed.items()):
         lines.append(f"- {method} failed {n} times: {status}")
     return lines
-
-
-def write_json(path, records):
-    """``records`` to ``path`` atomically (a temporary file, then a rename)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(records, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def main(argv=None):
