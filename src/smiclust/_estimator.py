@@ -11,12 +11,6 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
-from .classifier_vote import (
-    classifier_probabilities,
-    fit_seed_classifier,
-    uses_classifier,
-    vote_probabilities,
-)
 from .consensus import best_per_neighbors, vote_scores
 from .constraints import (
     ConstraintConflictWarning,
@@ -71,7 +65,6 @@ from .score_spreading import (
 )
 from .solver import LinkSet, solve_links, with_labels
 from .utils import (
-    HasMethods,
     IntegerGrid,
     Interval,
     Options,
@@ -143,20 +136,6 @@ class _Spread:
     #: new samples start from zero scores and hear only their fitted
     #: neighbours (spreading from the seeds alone, or from the vote)
     neighbours_only: bool
-    #: the fitted classifier that votes on the samples in no link
-    #: (:mod:`smiclust.classifier_vote`), else ``None``, and the column of
-    #: its probabilities of each cluster
-    classifier: object = None
-    classifier_columns: np.ndarray | None = None
-
-    def vote(self, F, X):
-        """Rows of ``F`` (spread scores of the samples ``X``) as the fit
-        labels the samples in no link: with the classifier, its vote
-        (:func:`~smiclust.classifier_vote.vote_probabilities`)."""
-        if self.classifier is None:
-            return F
-        P = classifier_probabilities(self.classifier, X, F.shape[1])
-        return vote_probabilities(F, P[:, self.classifier_columns])
 
 
 @dataclass(frozen=True)
@@ -589,7 +568,6 @@ class SMIClustering(BaseLinkClustering):
         "spreading": [Interval(numbers.Real, 0, 1, closed="left"),
                       Options({"auto"})],
         "consensus": [bool],
-        "classifier": [None, Options({"auto"}), HasMethods(("fit", "predict_proba"))],
         "indicator_rotation": [bool],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
@@ -617,7 +595,6 @@ class SMIClustering(BaseLinkClustering):
         kernel="auto",
         spreading="auto",
         consensus=True,
-        classifier="auto",
         indicator_rotation=False,
         link_test_level=0.05,
         neighbor_algorithm="auto",
@@ -641,7 +618,6 @@ class SMIClustering(BaseLinkClustering):
         self.kernel = kernel
         self.spreading = spreading
         self.consensus = consensus
-        self.classifier = classifier
         self.indicator_rotation = indicator_rotation
         self.link_test_level = link_test_level
         self.neighbor_algorithm = neighbor_algorithm
@@ -805,12 +781,10 @@ default=None
             inputs, fit.solution, fit.params, fit.search, fit.candidates,
             fit.t_chosen,
         )
-        self.classifier_ = None if self._spread is None else self._spread.classifier
         if self._spread is not None:  # the samples in no link: spread scores
             free = ~self._spread.seeded
             self.proba_[free] = row_probabilities(
-                self._spread.vote(self._spread.F[free], inputs.X[free]),
-                np.eye(inputs.n_clusters)[self.labels_[free]],
+                self._spread.F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
             )
         self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
                                       inputs.exponent)
@@ -1248,21 +1222,9 @@ default=None
                 )
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
         solution, order = with_labels(solution, labels, c)
-        F = F[:, order]
-        classifier, columns = None, None
-        if (uses_classifier(self.classifier, int(seeded.sum()), c)
-                and np.unique(solution.labels[seeded]).size >= 2):
-            classifier = fit_seed_classifier(self.classifier, inputs.X[seeded],
-                                             solution.labels[seeded], solver_seed)
-            free = ~seeded
-            P = classifier_probabilities(classifier, inputs.X[free], c)
-            labels = solution.labels.copy()
-            labels[free] = np.argmax(vote_probabilities(F[free], P), axis=1)
-            solution, columns = with_labels(solution, labels, c)
-            F = F[:, columns]
         rule = _Spread(
-            F, seeded, kernel_degrees(K), start_scale(scores),
-            float(alpha), source == "links" or votes is not None, classifier, columns,
+            F[:, order], seeded, kernel_degrees(K), start_scale(scores),
+            float(alpha), source == "links" or votes is not None,
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
                                        unlinked_labels)
@@ -1323,7 +1285,6 @@ default=None
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
                           reset=False)
-        X_given = X
         e = self._x_exponent  # neighbours and kernels at the unit scale of fit
         X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
         sigma = at_unit_scale(self.local_scales_, e)
@@ -1340,7 +1301,7 @@ default=None
         start = np.zeros_like(scores) if spread.neighbours_only else scores
         F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
                             spread.alpha)
-        return R, scores, spread.vote(F, X_given)
+        return R, scores, F
 
     def predict(self, X):
         """Cluster of new samples.
