@@ -11,6 +11,14 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
+from .classifier_vote import (
+    classifier_probabilities,
+    fit_seed_classifier,
+    matching_columns,
+    out_of_bag_probabilities,
+    uses_classifier,
+    vote_probabilities,
+)
 from .consensus import best_per_neighbors, vote_scores
 from .constraints import (
     ConstraintConflictWarning,
@@ -65,6 +73,7 @@ from .score_spreading import (
 )
 from .solver import LinkSet, solve_links, with_labels
 from .utils import (
+    HasMethods,
     IntegerGrid,
     Interval,
     Options,
@@ -136,6 +145,20 @@ class _Spread:
     #: new samples start from zero scores and hear only their fitted
     #: neighbours (spreading from the seeds alone, or from the vote)
     neighbours_only: bool
+    #: the fitted classifier that votes on the samples in no link
+    #: (:mod:`smiclust.classifier_vote`), else ``None``, and the column of
+    #: its probabilities of each cluster
+    classifier: object = None
+    classifier_columns: np.ndarray | None = None
+
+    def vote(self, F, X):
+        """Rows of ``F`` (spread scores of the samples ``X``) as the fit
+        labels the samples in no link: with the classifier, its vote
+        (:func:`~smiclust.classifier_vote.vote_probabilities`)."""
+        if self.classifier is None:
+            return F
+        P = classifier_probabilities(self.classifier, X, F.shape[1])
+        return vote_probabilities(F, P[:, self.classifier_columns])
 
 
 @dataclass(frozen=True)
@@ -568,6 +591,7 @@ class SMIClustering(BaseLinkClustering):
         "spreading": [Interval(numbers.Real, 0, 1, closed="left"),
                       Options({"auto"})],
         "consensus": [bool],
+        "classifier": [None, Options({"auto"}), HasMethods(("fit", "predict_proba"))],
         "indicator_rotation": [bool],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
         "neighbor_algorithm": [Options({"auto", "exact", "approximate"})],
@@ -595,6 +619,7 @@ class SMIClustering(BaseLinkClustering):
         kernel="auto",
         spreading="auto",
         consensus=True,
+        classifier="auto",
         indicator_rotation=False,
         link_test_level=0.05,
         neighbor_algorithm="auto",
@@ -618,6 +643,7 @@ class SMIClustering(BaseLinkClustering):
         self.kernel = kernel
         self.spreading = spreading
         self.consensus = consensus
+        self.classifier = classifier
         self.indicator_rotation = indicator_rotation
         self.link_test_level = link_test_level
         self.neighbor_algorithm = neighbor_algorithm
@@ -781,10 +807,12 @@ default=None
             inputs, fit.solution, fit.params, fit.search, fit.candidates,
             fit.t_chosen,
         )
+        self.classifier_ = None if self._spread is None else self._spread.classifier
         if self._spread is not None:  # the samples in no link: spread scores
             free = ~self._spread.seeded
             self.proba_[free] = row_probabilities(
-                self._spread.F[free], np.eye(inputs.n_clusters)[self.labels_[free]]
+                self._spread.vote(self._spread.F[free], inputs.X[free]),
+                np.eye(inputs.n_clusters)[self.labels_[free]],
             )
         self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
                                       inputs.exponent)
@@ -1212,35 +1240,69 @@ default=None
             if agreement < SEED_ONLY_AGREEMENT:
                 source = "links"
                 scores = np.zeros_like(scores)
-        alpha, pvalue = self.spreading, float("nan")
+        classifier = None
+        # "auto" is tested on held-out seeds, in the folds of spreading="auto"
+        testable = (self.spreading == "auto" and params is not None
+                    and groups is not None)
+        if ((testable or not isinstance(self.classifier, str))
+                and uses_classifier(self.classifier, int(seeded.sum()), c)
+                and np.unique(solution.labels[seeded]).size >= 2):
+            classifier = fit_seed_classifier(self.classifier, inputs.X[seeded],
+                                             solution.labels[seeded], solver_seed)
+        tested = classifier is not None and isinstance(self.classifier, str)
+        alpha, pvalue, vote_better = self.spreading, float("nan"), False
         if alpha == "auto":
             alpha = AUTO_ALPHAS[0]
             if params is not None and groups is not None:
-                alpha, pvalue = self._choose_spreading(
+                oob = None
+                if tested:
+                    oob = np.zeros((inputs.n_samples, c))
+                    oob[seeded] = out_of_bag_probabilities(classifier, c)
+                alpha, pvalue, vote_better = self._choose_spreading(
                     K, inputs, groups, params[1:], source == "links", solver_seed,
-                    kernel,
+                    kernel, oob=oob, seed_labels=solution.labels,
                 )
+        if tested and not vote_better:
+            classifier = None
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
         solution, order = with_labels(solution, labels, c)
+        F = F[:, order]
+        columns = None
+        if classifier is not None:
+            free = ~seeded
+            P = classifier_probabilities(classifier, inputs.X[free], c)[:, order]
+            labels = solution.labels.copy()
+            labels[free] = np.argmax(vote_probabilities(F[free], P), axis=1)
+            solution, renumbered = with_labels(solution, labels, c)
+            F = F[:, renumbered]
+            columns = order[renumbered]
         rule = _Spread(
-            F[:, order], seeded, kernel_degrees(K), start_scale(scores),
-            float(alpha), source == "links" or votes is not None,
+            F, seeded, kernel_degrees(K), start_scale(scores),
+            float(alpha), source == "links" or votes is not None, classifier, columns,
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
                                        unlinked_labels)
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
-                          kernel="local-scaling"):
-        """The weight of ``spreading="auto"`` and its p-value: the linked
-        samples in :data:`SPREADING_FOLDS` folds; per fold the closure of the
-        links restricted to the other samples
+                          kernel="local-scaling", oob=None, seed_labels=None):
+        """The weight of ``spreading="auto"``, its p-value, and whether the
+        classifier's vote labels held-out seeds better: the linked samples
+        in :data:`SPREADING_FOLDS` folds; per fold the closure of the links
+        restricted to the other samples
         (:func:`~smiclust.link_groups.restricted_links`) solved at ``weights``
         (``gamma``, ``eta``), its scores (zeros when ``from_links``) spread
         with each of :data:`~smiclust.score_spreading.AUTO_ALPHAS`, and the
         held-out samples scored by
         :func:`~smiclust.score_spreading.held_out_seed_agreement`. The second
         weight when the one-sided sign test over the held-out samples prefers
-        it at :data:`~smiclust.score_spreading.AUTO_LEVEL`, else the first."""
+        it at :data:`~smiclust.score_spreading.AUTO_LEVEL`, else the first.
+        ``oob``: the classifier's out-of-bag probabilities of the seeds (rows
+        of the samples, columns numbered as ``seed_labels``, the labels it
+        learnt), matched per fold to the fold's clusters
+        (:func:`~smiclust.classifier_vote.matching_columns`); its vote with
+        each spreading (:func:`~smiclust.classifier_vote.vote_probabilities`)
+        is better when, at the chosen weight, it labels strictly more held-out
+        items right. ``None``: no vote (``False``)."""
         start = time.perf_counter()
         n, c = inputs.n_samples, inputs.n_clusters
         folds = link_folds(inputs.must_link, inputs.cannot_link, n, SPREADING_FOLDS,
@@ -1259,23 +1321,33 @@ default=None
             else:
                 scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
             seeded = ~unlinked_mask(n, must, cannot)
-            labels = np.column_stack([
-                spread_labels(K, scores, solution.labels, seeded, alpha)[0]
-                for alpha in AUTO_ALPHAS
-            ])
-            fold_right, fold_units = held_out_seed_agreement(labels, groups, held,
-                                                             train)
+            spread = [spread_labels(K, scores, solution.labels, seeded, alpha)
+                      for alpha in AUTO_ALPHAS]
+            labels = [fold_labels for fold_labels, _ in spread]
+            if oob is not None:
+                order = matching_columns(seed_labels[seeded],
+                                         solution.labels[seeded], c)
+                P = oob[held][:, order]
+                for fold_labels, F in spread:
+                    voted = fold_labels.copy()
+                    voted[held] = np.argmax(vote_probabilities(F[held], P), axis=1)
+                    labels.append(voted)
+            fold_right, fold_units = held_out_seed_agreement(
+                np.column_stack(labels), groups, held, train)
             right.append(fold_right)
             units.append(fold_units)
         first, second = AUTO_ALPHAS
         right = np.concatenate(right)
         pvalue = sign_test_pvalue(right[:, 0], right[:, 1], np.concatenate(units))
         alpha = second if pvalue < AUTO_LEVEL else first
+        chosen = 1 if alpha == second else 0
+        vote_better = bool(oob is not None
+                           and right[:, 2 + chosen].sum() > right[:, chosen].sum())
         if time.perf_counter() - start > 1.0:  # a step the user waits for
             progress(self.verbose, f"spreading {alpha} chosen by held-out seeds in "
                      f"{time.perf_counter() - start:.0f} s (p = {pvalue:.3g} that "
                      f"{second} labels them better)")
-        return alpha, pvalue
+        return alpha, pvalue, vote_better
 
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
@@ -1285,6 +1357,7 @@ default=None
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
                           reset=False)
+        X_given = X
         e = self._x_exponent  # neighbours and kernels at the unit scale of fit
         X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
         sigma = at_unit_scale(self.local_scales_, e)
@@ -1301,7 +1374,7 @@ default=None
         start = np.zeros_like(scores) if spread.neighbours_only else scores
         F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
                             spread.alpha)
-        return R, scores, F
+        return R, scores, spread.vote(F, X_given)
 
     def predict(self, X):
         """Cluster of new samples.

@@ -18,6 +18,7 @@ from ._threads import SingleThreadedBLAS, single_threaded_blas
 from ._validation import (
     GRID_TYPES,
     Grid,
+    HasMethods,
     IntegerGrid,
     Interval,
     Options,
@@ -44,6 +45,7 @@ __all__ = [
     "Grid",
     "IntegerGrid",
     "Interval",
+    "HasMethods",
     "Options",
     "RealGrid",
     "as_grid",

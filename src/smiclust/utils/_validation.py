@@ -21,6 +21,7 @@ __all__ = [
     "Interval",
     "Options",
     "Grid",
+    "HasMethods",
     "IntegerGrid",
     "RealGrid",
     "validate_params",
@@ -95,6 +96,22 @@ class Options:
 
     def __str__(self):
         return "a str among {" + ", ".join(repr(v) for v in sorted(self.values)) + "}"
+
+
+@dataclass(frozen=True)
+class HasMethods:
+    """An object with every one of ``methods`` (an estimator, say)."""
+
+    methods: tuple
+
+    def type_matches(self, value):
+        return not isinstance(value, (str, numbers.Number)) and value is not None
+
+    def contains(self, value):
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self):
+        return "an object with methods " + ", ".join(repr(m) for m in self.methods)
 
 
 #: The sequence types a grid parameter may be (read by the estimators too).
