@@ -366,6 +366,29 @@ class SMIClustering(BaseLinkClustering):
         vote would be a cut none of them made. Measured in
         docs/beyond-the-paper/research-notes.md ("Consensus over
         n_neighbors", "The vote only with three clusters or more").
+    classifier : "auto", None or a classifier, default="auto"
+        Beyond the paper, where the scores are spread (``spread_from_`` is
+        not ``"none"``): a classifier trained on the samples in a link, with
+        the labels the fit gives them, votes with the spread scores on the
+        samples in no link, each with weight one half,
+        :math:`\hat y_i = \arg\max_c \tfrac12 F_{ic}/\sum_{c'}F_{ic'} +
+        \tfrac12\hat p(c \mid x_i)` (:mod:`smiclust.classifier_vote`); new
+        samples likewise. The graph sees the data's clusters, the classifier
+        the class boundaries the links show where they are not clusters.
+        ``"auto"``: a random forest of 100 trees, tried when the links hold
+        at least 5 samples per cluster on average and ``spreading="auto"``,
+        and used only when held-out linked samples show the vote better:
+        its out-of-bag probabilities vote with the spread scores of the
+        folds that choose the spreading weight, and the vote is kept when it
+        labels strictly more of the held-out samples' links right than the
+        spread scores alone (on MNIST digits or two moons, where the graph
+        is right and the forest weaker, it is not). An object with ``fit``
+        and ``predict_proba`` (a scikit-learn classifier; cloned, never
+        fitted in place) always votes where there is a spreading. ``None``:
+        the spread scores alone. ``classifier_`` holds the fitted one that
+        voted. Measured in docs/beyond-the-paper/research-notes.md ("A
+        classifier on the linked samples votes on the others", "The
+        classifier's vote chosen by held-out linked samples").
     indicator_rotation : bool, default=False
         Beyond the paper (an option, not the default), with
         ``links="closure"`` and ``n_clusters >= 3``:
@@ -479,6 +502,12 @@ class SMIClustering(BaseLinkClustering):
     spreading_ : float
         The spreading weight used (``spreading``, or the one ``"auto"``
         chose); 0 when nothing was spread (``spread_from_ == "none"``).
+    classifier_ : classifier or None
+        The fitted copy of ``classifier`` that voted on the samples in no
+        link; ``None`` when none did (``classifier=None``; with ``"auto"``,
+        too few linked samples per cluster, a fixed ``spreading``, or
+        held-out linked samples labelled no better by the vote; nothing
+        spread).
     spreading_pvalue_ : float
         With ``spreading="auto"``, the p-value with which held-out seeds
         prefer 0.9 to 0.5 (small: 0.9 was taken); NaN when no choice was
@@ -811,7 +840,8 @@ default=None
         if self._spread is not None:  # the samples in no link: spread scores
             free = ~self._spread.seeded
             self.proba_[free] = row_probabilities(
-                self._spread.vote(self._spread.F[free], inputs.X[free]),
+                self._spread.vote(self._spread.F[free],
+                                  at_unit_scale(inputs.X[free], inputs.exponent)),
                 np.eye(inputs.n_clusters)[self.labels_[free]],
             )
         self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
@@ -1247,7 +1277,10 @@ default=None
         if ((testable or not isinstance(self.classifier, str))
                 and uses_classifier(self.classifier, int(seeded.sum()), c)
                 and np.unique(solution.labels[seeded]).size >= 2):
-            classifier = fit_seed_classifier(self.classifier, inputs.X[seeded],
+            # at unit scale: the classifier may work in float32
+            classifier = fit_seed_classifier(self.classifier,
+                                             at_unit_scale(inputs.X[seeded],
+                                                           inputs.exponent),
                                              solution.labels[seeded], solver_seed)
         tested = classifier is not None and isinstance(self.classifier, str)
         alpha, pvalue, vote_better = self.spreading, float("nan"), False
@@ -1270,7 +1303,8 @@ default=None
         columns = None
         if classifier is not None:
             free = ~seeded
-            P = classifier_probabilities(classifier, inputs.X[free], c)[:, order]
+            X_free = at_unit_scale(inputs.X[free], inputs.exponent)
+            P = classifier_probabilities(classifier, X_free, c)[:, order]
             labels = solution.labels.copy()
             labels[free] = np.argmax(vote_probabilities(F[free], P), axis=1)
             solution, renumbered = with_labels(solution, labels, c)
@@ -1357,7 +1391,6 @@ default=None
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
                           reset=False)
-        X_given = X
         e = self._x_exponent  # neighbours and kernels at the unit scale of fit
         X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
         sigma = at_unit_scale(self.local_scales_, e)
@@ -1374,7 +1407,7 @@ default=None
         start = np.zeros_like(scores) if spread.neighbours_only else scores
         F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
                             spread.alpha)
-        return R, scores, spread.vote(F, X_given)
+        return R, scores, spread.vote(F, X)
 
     def predict(self, X):
         """Cluster of new samples.

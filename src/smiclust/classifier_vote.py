@@ -36,6 +36,8 @@ vote chosen by held-out linked samples").
 Prior validation of inputs is assumed.
 """
 
+import warnings
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import clone
@@ -69,10 +71,11 @@ def default_classifier(random_state):
 
 
 def uses_classifier(classifier, n_seeds, n_clusters):
-    """Whether the samples in no link take a classifier's vote.
+    """Whether a classifier is tried on a fit with ``n_seeds`` seeds.
 
     ``None`` never; ``"auto"`` when ``n_seeds >= MIN_SEEDS_PER_CLUSTER *
-    n_clusters``; a classifier given by the user always.
+    n_clusters`` (held-out seeds then decide whether it votes); a classifier
+    given by the user always (and it always votes).
     """
     if classifier is None:
         return False
@@ -85,11 +88,12 @@ def fit_seed_classifier(classifier, X, labels, random_state):
     """A fitted copy of ``classifier`` (``"auto"``: :func:`default_classifier`)
     on the seeds' rows ``X`` and ``labels``; the caller's estimator is cloned,
     never fitted in place."""
-    if isinstance(classifier, str):
-        model = default_classifier(random_state)
-    else:
-        model = clone(classifier)
-    return model.fit(X, labels)
+    if not isinstance(classifier, str):
+        return clone(classifier).fit(X, labels)
+    with warnings.catch_warnings():
+        # rows no tree left out are uniform (out_of_bag_probabilities)
+        warnings.filterwarnings("ignore", message="Some inputs do not have OOB")
+        return default_classifier(random_state).fit(X, labels)
 
 
 def classifier_probabilities(model, X, n_clusters):
@@ -106,7 +110,7 @@ def out_of_bag_probabilities(forest, n_clusters):
     tree left out (possible with few trees) is uniform."""
     P = np.zeros((forest.oob_decision_function_.shape[0], n_clusters))
     P[:, np.asarray(forest.classes_, dtype=np.intp)] = forest.oob_decision_function_
-    missing = ~np.isfinite(P).all(axis=1)
+    missing = ~np.isfinite(P).all(axis=1) | (np.nan_to_num(P).sum(axis=1) <= 0)
     P[missing] = 1.0 / n_clusters
     return P
 
