@@ -1,0 +1,219 @@
+"""The classifier's vote on the samples in no link: the pure functions against
+written-out formulas, and their use by the estimator."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_moons
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import adjusted_rand_score
+from sklearn.tree import DecisionTreeClassifier
+
+from smiclust import SMIClustering
+from smiclust.classifier_vote import (
+    MIN_SEEDS_PER_CLUSTER,
+    classifier_probabilities,
+    fit_seed_classifier,
+    matching_columns,
+    out_of_bag_probabilities,
+    uses_classifier,
+    vote_probabilities,
+)
+
+
+def test_vote_probabilities_is_the_mean_of_the_normalised_rows():
+    rng = np.random.RandomState(0)
+    F = rng.rand(6, 3)
+    F[2] = 0.0  # a sample no score reached: uniform
+    P = rng.dirichlet(np.ones(3), size=6)
+    V = vote_probabilities(F, P)
+    for i in range(6):
+        spread = F[i] / F[i].sum() if F[i].sum() > 0 else np.full(3, 1 / 3)
+        np.testing.assert_allclose(V[i], 0.5 * spread + 0.5 * P[i])
+    np.testing.assert_allclose(V.sum(axis=1), 1.0)
+
+
+def test_vote_probabilities_leaves_its_inputs_alone():
+    F = np.array([[2.0, 0.0], [0.0, 0.0]])
+    P = np.array([[0.2, 0.8], [0.5, 0.5]])
+    F0, P0 = F.copy(), P.copy()
+    vote_probabilities(F, P)
+    np.testing.assert_array_equal(F, F0)
+    np.testing.assert_array_equal(P, P0)
+
+
+@pytest.mark.parametrize("n_clusters", [2, 3, 10])
+def test_auto_uses_the_classifier_from_five_seeds_per_cluster(n_clusters):
+    threshold = MIN_SEEDS_PER_CLUSTER * n_clusters
+    assert not uses_classifier("auto", threshold - 1, n_clusters)
+    assert uses_classifier("auto", threshold, n_clusters)
+    assert not uses_classifier(None, 10 * threshold, n_clusters)
+    assert uses_classifier(LogisticRegression(), 1, n_clusters)
+
+
+def test_classifier_probabilities_place_columns_by_cluster_number():
+    # seeds of clusters 0 and 2 only: cluster 1 gets probability 0
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    model = DecisionTreeClassifier(random_state=0).fit(X, [0, 0, 2, 2])
+    P = classifier_probabilities(model, np.array([[0.05], [5.05]]), 3)
+    np.testing.assert_array_equal(P, [[1, 0, 0], [0, 0, 1]])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_matching_columns_maximise_agreement_like_a_brute_force_search(seed):
+    rng = np.random.RandomState(seed)
+    c = 4
+    reference = rng.randint(c, size=60)
+    labels = np.where(rng.rand(60) < 0.7, rng.permutation(c)[reference],
+                      rng.randint(c, size=60))
+    order = matching_columns(labels, reference, c)
+    assert sorted(order) == list(range(c))
+    # P[:, order] over the reference's clusters: one-hot rows of labels
+    moved = np.eye(c)[labels][:, order].argmax(axis=1)
+    best = max(np.sum(np.asarray(perm)[labels] == reference)
+               for perm in itertools.permutations(range(c)))
+    assert np.sum(moved == reference) == best
+
+
+def test_out_of_bag_rows_by_cluster_and_uniform_where_no_tree_left_a_row_out():
+    rng = np.random.RandomState(0)
+    X = rng.randn(12, 2)
+    forest = RandomForestClassifier(3, oob_score=True, random_state=0)
+    with pytest.warns(UserWarning, match="OOB"):
+        forest.fit(X, np.where(np.arange(12) % 2, 3, 1))  # clusters 1 and 3 of 4
+    P = out_of_bag_probabilities(forest, 4)
+    raw = forest.oob_decision_function_
+    for i in range(12):
+        if raw[i].sum() > 0:
+            np.testing.assert_allclose(P[i], [0, raw[i, 0], 0, raw[i, 1]])
+        else:
+            np.testing.assert_allclose(P[i], 0.25)
+    assert (raw.sum(axis=1) == 0).any()  # the case this test is about
+
+
+def test_fit_seed_classifier_fits_a_copy_of_the_users_classifier():
+    user = LogisticRegression()
+    X = np.array([[0.0], [1.0], [4.0], [5.0]])
+    model = fit_seed_classifier(user, X, [0, 0, 1, 1], random_state=0)
+    assert model is not user
+    assert not hasattr(user, "coef_")
+    assert hasattr(model, "coef_")
+
+
+def _one_informative_feature(n=300, n_noise=20, seed=0):
+    """Classes split by the sign of one feature among many noise features: the
+    neighbour graph hears mostly the noise, a forest finds the feature."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, n_noise + 1)
+    y = (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+def _labelled(y, fraction, seed):
+    rng = np.random.RandomState(seed)
+    partial = np.full(len(y), -1)
+    chosen = rng.choice(len(y), int(fraction * len(y)), replace=False)
+    partial[chosen] = y[chosen]
+    return partial
+
+
+def test_the_vote_finds_the_feature_the_graph_misses():
+    X, y = _one_informative_feature()
+    partial = _labelled(y, 0.2, seed=1)
+    free = partial < 0
+    spread_only = SMIClustering(2, classifier=None, random_state=0).fit(
+        X, partial_labels=partial)
+    voted = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
+    assert spread_only.classifier_ is None
+    assert voted.classifier_ is not None
+    before = adjusted_rand_score(y[free], spread_only.labels_[free])
+    after = adjusted_rand_score(y[free], voted.labels_[free])
+    assert before < 0.3 and after > before + 0.3, (before, after)
+    # the labelled samples keep their labels' clusters either way
+    for model in (spread_only, voted):
+        assert adjusted_rand_score(y[~free], model.labels_[~free]) == 1.0
+
+
+def test_the_vote_labels_follow_the_written_out_vote():
+    X, y = _one_informative_feature(seed=2)
+    partial = _labelled(y, 0.2, seed=3)
+    model = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
+    free = ~model._spread.seeded
+    P = classifier_probabilities(model.classifier_, X[free], 2)
+    V = vote_probabilities(model._spread.F[free],
+                           P[:, model._spread.classifier_columns])
+    np.testing.assert_array_equal(model.labels_[free], np.argmax(V, axis=1))
+    np.testing.assert_allclose(model.proba_[free], V)
+
+
+def test_held_out_seeds_turn_the_vote_off_where_the_graph_is_right():
+    # two moons, every tenth sample labelled, t = 5: the spread labels every
+    # held-out seed right, a forest on 20 labels does not
+    X, y = make_moons(200, noise=0.05, random_state=0)
+    partial = np.where(np.arange(200) % 10 == 0, y, -1)
+    fixed = dict(n_neighbors=5, gamma=1.0, eta=1.0, random_state=0)
+    auto = SMIClustering(2, **fixed).fit(X, partial_labels=partial)
+    off = SMIClustering(2, classifier=None, **fixed).fit(X, partial_labels=partial)
+    assert auto.classifier_ is None
+    np.testing.assert_array_equal(auto.labels_, off.labels_)
+    assert adjusted_rand_score(y, auto.labels_) > 0.95
+
+
+def test_a_fixed_spreading_weight_leaves_auto_untested_and_unused():
+    X, y = _one_informative_feature(seed=11)
+    partial = _labelled(y, 0.2, seed=12)
+    fixed = SMIClustering(2, spreading=0.5, random_state=0).fit(
+        X, partial_labels=partial)
+    off = SMIClustering(2, spreading=0.5, classifier=None, random_state=0).fit(
+        X, partial_labels=partial)
+    assert fixed.classifier_ is None
+    np.testing.assert_array_equal(fixed.labels_, off.labels_)
+
+
+def test_too_few_seeds_per_cluster_leave_the_spread_scores_alone():
+    X, y = _one_informative_feature(seed=4)
+    partial = np.full(len(y), -1)
+    partial[np.flatnonzero(y == 0)[:4]] = 0  # 8 seeds: 4 per cluster
+    partial[np.flatnonzero(y == 1)[:4]] = 1
+    auto = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
+    off = SMIClustering(2, classifier=None, random_state=0).fit(
+        X, partial_labels=partial)
+    assert auto.classifier_ is None
+    np.testing.assert_array_equal(auto.labels_, off.labels_)
+
+
+def test_a_users_classifier_is_used_and_left_unfitted():
+    X, y = _one_informative_feature(seed=5)
+    partial = _labelled(y, 0.05, seed=6)  # 15 seeds: below the forest's gate
+    user = LogisticRegression()
+    model = SMIClustering(2, classifier=user, random_state=0).fit(
+        X, partial_labels=partial)
+    assert isinstance(model.classifier_, LogisticRegression)
+    assert not hasattr(user, "coef_")
+    assert model.get_params()["classifier"] is user
+    clone(model)  # the estimator's parameters stay clonable
+
+
+def test_predict_uses_the_vote_for_new_samples():
+    X, y = _one_informative_feature(seed=7)
+    partial = _labelled(y, 0.2, seed=8)
+    model = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
+    X_new, y_new = _one_informative_feature(n=200, seed=9)
+    proba = model.predict_proba(X_new)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict(X_new), np.argmax(proba, axis=1))
+    assert adjusted_rand_score(y_new, model.predict(X_new)) > 0.3
+    # a training sample passed as new keeps its label
+    free = ~model._spread.seeded
+    assert np.mean(model.predict(X[free]) == model.labels_[free]) > 0.95
+
+
+@pytest.mark.parametrize("value, error", [("forest", ValueError), (3, TypeError),
+                                          (object(), ValueError)])
+def test_bad_classifier_is_refused_by_name(value, error):
+    X, y = _one_informative_feature(n=60, seed=10)
+    with pytest.raises(error, match="'classifier'"):
+        SMIClustering(2, classifier=value).fit(X)
