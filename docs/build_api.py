@@ -33,6 +33,7 @@ MODULES = [
     ("smiclust.labeling", "from eigenvectors to clusters (the paper's rule)"),
     ("smiclust.link_groups", "closed links: must-link groups, lifted cannot-links"),
     ("smiclust.score_spreading", "the final scores spread over the kernel graph"),
+    ("smiclust.classifier_vote", "a classifier on the linked samples votes on the others"),
     ("smiclust.consensus", "the vote of the best candidate of every n_neighbors"),
     ("smiclust.link_test", "do the links help? the held-out test of the links"),
     ("smiclust.solver", "one SMIC / 3SMIC solve for fixed parameters"),

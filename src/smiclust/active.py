@@ -88,6 +88,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from .constraints import check_constraints, check_links, pairs_in_both
 from .utils import (
+    HasMethods,
     Interval,
     Options,
     check_random_state_param,
@@ -618,8 +619,8 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     batch_size : int, default=10
         Questions between two refits, ``<= budget``.
     n_neighbors, gamma, eta, violation_penalty, links, spreading, consensus, \
-keep_cannot_links, neighbor_algorithm, eigen_solver, lsmi_n_centers, \
-lsmi_n_folds, n_jobs :
+classifier, keep_cannot_links, neighbor_algorithm, eigen_solver, \
+lsmi_n_centers, lsmi_n_folds, n_jobs :
         As in :class:`~smiclust.SMIClustering`; ``"auto"`` ones are chosen as
         described above.
     kernel : {"local-scaling", "auto", "normalized"}, default="local-scaling"
@@ -714,6 +715,7 @@ lsmi_n_folds, n_jobs :
         "spreading": [Interval(numbers.Real, 0, 1, closed="left"),
                       Options({"auto"})],
         "consensus": [bool],
+        "classifier": [None, Options({"auto"}), HasMethods(("fit", "predict_proba"))],
         "link_test_level": [Interval(numbers.Real, 0, 1, closed="left")],
         "keep_cannot_links": [bool],
     }
@@ -732,6 +734,7 @@ lsmi_n_folds, n_jobs :
         kernel="local-scaling",
         spreading="auto",
         consensus=True,
+        classifier="auto",
         link_test_level=0.0,
         keep_cannot_links=False,
         neighbor_algorithm="auto",
@@ -754,6 +757,7 @@ lsmi_n_folds, n_jobs :
         self.kernel = kernel
         self.spreading = spreading
         self.consensus = consensus
+        self.classifier = classifier
         self.link_test_level = link_test_level
         self.keep_cannot_links = keep_cannot_links
         self.neighbor_algorithm = neighbor_algorithm
@@ -774,6 +778,7 @@ lsmi_n_folds, n_jobs :
         "kernel",
         "spreading",
         "consensus",
+        "classifier",
         "link_test_level",
         "keep_cannot_links",
         "neighbor_algorithm",

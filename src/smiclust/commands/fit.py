@@ -237,6 +237,12 @@ def add_parser(subparsers):
                             "over the kernel graph (default: auto, 0.5 or 0.9 "
                             "where held-out linked rows show 0.9 better; 0 "
                             "keeps the eigenvector scores as they are)")
+    model.add_argument("--no-classifier", dest="classifier", action="store_const",
+                       const=None, default="auto",
+                       help="rows in no link take the spread scores' labels "
+                            "alone (default: a random forest trained on the "
+                            "linked rows votes with them when the links hold "
+                            "5 rows per cluster or more)")
     model.add_argument("--no-consensus", dest="consensus", action="store_false",
                        help="label by the chosen candidate alone, not by the "
                             "vote of the best candidate of every n_neighbors")
@@ -336,6 +342,7 @@ def _make_model(args):
         args.n_clusters, n_neighbors=args.n_neighbors, gamma=args.gamma,
         eta=args.eta, violation_penalty=args.violation_penalty,
         spreading=args.spreading, consensus=args.consensus,
+        classifier=args.classifier,
         indicator_rotation=args.indicator_rotation,
         contradictions=args.contradictions,
         keep_cannot_links=args.keep_cannot_links,
@@ -457,6 +464,8 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "violation_penalty": float(args.violation_penalty),
         "spreading": float(model.spreading_),
         "consensus": bool(args.consensus),
+        "classifier": (None if model.classifier_ is None
+                       else type(model.classifier_).__name__),
         "contradictions": args.contradictions,
         "keep_cannot_links": bool(args.keep_cannot_links),
         "kernel": model.kernel_,
