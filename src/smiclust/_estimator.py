@@ -1277,11 +1277,15 @@ default=None
         if ((testable or not isinstance(self.classifier, str))
                 and uses_classifier(self.classifier, int(seeded.sum()), c)
                 and np.unique(solution.labels[seeded]).size >= 2):
+            start = time.perf_counter()
             # at unit scale: the classifier may work in float32
             classifier = fit_seed_classifier(self.classifier,
                                              at_unit_scale(inputs.X[seeded],
                                                            inputs.exponent),
                                              solution.labels[seeded], solver_seed)
+            if time.perf_counter() - start > 1.0:  # a step the user waits for
+                progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
+                         f"linked samples in {time.perf_counter() - start:.0f} s")
         tested = classifier is not None and isinstance(self.classifier, str)
         alpha, pvalue, vote_better = self.spreading, float("nan"), False
         if alpha == "auto":
@@ -1378,9 +1382,11 @@ default=None
         vote_better = bool(oob is not None
                            and right[:, 2 + chosen].sum() > right[:, chosen].sum())
         if time.perf_counter() - start > 1.0:  # a step the user waits for
+            kept = "" if oob is None else "; the classifier's vote " + (
+                "kept" if vote_better else "not kept")
             progress(self.verbose, f"spreading {alpha} chosen by held-out seeds in "
                      f"{time.perf_counter() - start:.0f} s (p = {pvalue:.3g} that "
-                     f"{second} labels them better)")
+                     f"{second} labels them better){kept}")
         return alpha, pvalue, vote_better
 
     def _new_scores(self, X):
