@@ -39,9 +39,10 @@ Prior validation of inputs is assumed.
 import warnings
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
+
+from .consensus import cluster_mapping
 
 __all__ = [
     "MIN_SEEDS_PER_CLUSTER",
@@ -96,31 +97,34 @@ def fit_seed_classifier(classifier, X, labels, random_state):
         return default_classifier(random_state).fit(X, labels)
 
 
+def _by_cluster(model, proba, n_clusters):
+    """A classifier's probability columns (one per ``model.classes_``) placed
+    by cluster number; clusters the seeds never held get 0."""
+    P = np.zeros((proba.shape[0], n_clusters))
+    P[:, np.asarray(model.classes_, dtype=np.intp)] = proba
+    return P
+
+
 def classifier_probabilities(model, X, n_clusters):
     """``(n, n_clusters)`` class probabilities of a fitted classifier, columns
     by cluster number (clusters the seeds never held get 0)."""
-    P = np.zeros((X.shape[0], n_clusters))
-    P[:, np.asarray(model.classes_, dtype=np.intp)] = model.predict_proba(X)
-    return P
+    return _by_cluster(model, model.predict_proba(X), n_clusters)
 
 
 def out_of_bag_probabilities(forest, n_clusters):
     """``(n_seeds, n_clusters)`` out-of-bag class probabilities of a fitted
     forest on its own training rows, columns by cluster number; a row no
     tree left out (possible with few trees) is uniform."""
-    P = np.zeros((forest.oob_decision_function_.shape[0], n_clusters))
-    P[:, np.asarray(forest.classes_, dtype=np.intp)] = forest.oob_decision_function_
+    P = _by_cluster(forest, forest.oob_decision_function_, n_clusters)
     missing = ~np.isfinite(P).all(axis=1) | (np.nan_to_num(P).sum(axis=1) <= 0)
     P[missing] = 1.0 / n_clusters
     return P
 
 
 def matching_columns(labels, reference, n_clusters):
-    r"""The one-to-one renumbering of ``labels`` that agrees with
-    ``reference`` on the most samples, as a column order: for probabilities
-    ``P`` over the clusters of ``labels``, ``P[:, order]`` is over those of
-    ``reference`` (:func:`scipy.optimize.linear_sum_assignment` on the
-    :math:`c \times c` overlap counts).
+    """The column order that carries probabilities over the clusters of
+    ``labels`` to those of ``reference``: ``P[:, order]``, with ``order`` the
+    inverse of :func:`smiclust.consensus.cluster_mapping`.
 
     Returns
     -------
@@ -128,12 +132,7 @@ def matching_columns(labels, reference, n_clusters):
         ``order[r]`` is the cluster of ``labels`` matched to cluster ``r`` of
         ``reference``.
     """
-    overlap = np.zeros((n_clusters, n_clusters))
-    np.add.at(overlap, (labels, reference), 1.0)
-    rows, cols = linear_sum_assignment(overlap, maximize=True)
-    order = np.empty(n_clusters, dtype=np.intp)
-    order[cols] = rows
-    return order
+    return np.argsort(cluster_mapping(labels, reference, n_clusters))
 
 
 def vote_probabilities(F, P):

@@ -24,7 +24,7 @@ paper's clipped scores. Pure functions on validated arrays.
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-__all__ = ["best_per_neighbors", "align_labels", "vote_scores"]
+__all__ = ["best_per_neighbors", "cluster_mapping", "align_labels", "vote_scores"]
 
 
 def best_per_neighbors(n_neighbors, criterion):
@@ -53,6 +53,32 @@ def best_per_neighbors(n_neighbors, criterion):
     return np.asarray(best, dtype=np.intp)
 
 
+def cluster_mapping(labels, reference, n_clusters):
+    r"""The one-to-one map of the clusters of ``labels`` onto those of
+    ``reference`` that keeps the most samples in place
+    (:func:`scipy.optimize.linear_sum_assignment` on the :math:`c \times c`
+    overlap counts).
+
+    Parameters
+    ----------
+    labels, reference : ndarray of int of shape (n_samples,)
+        Clusters ``0 .. n_clusters - 1``.
+    n_clusters : int
+
+    Returns
+    -------
+    mapping : ndarray of shape (n_clusters,)
+        ``mapping[k]`` is the cluster of ``reference`` matched to cluster
+        ``k`` of ``labels``.
+    """
+    overlap = np.zeros((n_clusters, n_clusters))
+    np.add.at(overlap, (labels, reference), 1.0)
+    rows, cols = linear_sum_assignment(overlap, maximize=True)
+    mapping = np.empty(n_clusters, dtype=np.intp)
+    mapping[rows] = cols
+    return mapping
+
+
 def align_labels(labels, reference, n_clusters):
     """``labels`` renumbered to agree with ``reference`` on the most samples.
 
@@ -65,15 +91,9 @@ def align_labels(labels, reference, n_clusters):
     Returns
     -------
     aligned : ndarray of shape (n_samples,)
-        ``mapping[labels]`` for the one-to-one ``mapping`` that maximises the
-        number of samples with ``aligned == reference``.
+        ``mapping[labels]`` for the :func:`cluster_mapping` ``mapping``.
     """
-    overlap = np.zeros((n_clusters, n_clusters))
-    np.add.at(overlap, (labels, reference), 1.0)
-    rows, cols = linear_sum_assignment(overlap, maximize=True)
-    mapping = np.empty(n_clusters, dtype=np.intp)
-    mapping[rows] = cols
-    return mapping[labels]
+    return cluster_mapping(labels, reference, n_clusters)[labels]
 
 
 def vote_scores(labellings, reference, n_clusters):
