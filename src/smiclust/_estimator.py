@@ -176,6 +176,9 @@ class _SpreadResult:
     alpha: float = 0.0
     pvalue: float = float("nan")
     unlinked_labels: np.ndarray | None = None
+    #: the classifier's vote rows of the samples in no link (what their
+    #: labels are the argmax of), when a classifier voted
+    vote_rows: np.ndarray | None = None
 
 
 _NO_SPREAD = _SpreadResult("none", float("nan"), None)
@@ -839,9 +842,9 @@ default=None
         self.classifier_ = None if self._spread is None else self._spread.classifier
         if self._spread is not None:  # the samples in no link: spread scores
             free = ~self._spread.seeded
+            rows = fit.spread.vote_rows
             self.proba_[free] = row_probabilities(
-                self._spread.vote(self._spread.F[free],
-                                  at_unit_scale(inputs.X[free], inputs.exponent)),
+                self._spread.F[free] if rows is None else rows,
                 np.eye(inputs.n_clusters)[self.labels_[free]],
             )
         self.local_scales_ = np.ldexp(local_scales(graph, fit.params[0]),
@@ -1304,22 +1307,23 @@ default=None
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
         solution, order = with_labels(solution, labels, c)
         F = F[:, order]
-        columns = None
+        columns, vote_rows = None, None
         if classifier is not None:
             free = ~seeded
             X_free = at_unit_scale(inputs.X[free], inputs.exponent)
             P = classifier_probabilities(classifier, X_free, c)[:, order]
+            vote_rows = vote_probabilities(F[free], P)
             labels = solution.labels.copy()
-            labels[free] = np.argmax(vote_probabilities(F[free], P), axis=1)
+            labels[free] = np.argmax(vote_rows, axis=1)
             solution, renumbered = with_labels(solution, labels, c)
-            F = F[:, renumbered]
+            F, vote_rows = F[:, renumbered], vote_rows[:, renumbered]
             columns = order[renumbered]
         rule = _Spread(
             F, seeded, kernel_degrees(K), start_scale(scores),
             float(alpha), source == "links" or votes is not None, classifier, columns,
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
-                                       unlinked_labels)
+                                       unlinked_labels, vote_rows)
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
                           kernel="local-scaling", oob=None, seed_labels=None):
