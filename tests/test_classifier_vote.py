@@ -144,7 +144,8 @@ def test_the_vote_labels_follow_the_written_out_vote():
     free = ~model._spread.seeded
     P = classifier_probabilities(model.classifier_, X[free], 2)
     V = vote_probabilities(model._spread.F[free],
-                           P[:, model._spread.classifier_columns])
+                           P[:, model._spread.classifier_columns],
+                           model._spread.classifier_weight)
     np.testing.assert_array_equal(model.labels_[free], np.argmax(V, axis=1))
     np.testing.assert_allclose(model.proba_[free], V)
 

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
 from .classifier_vote import (
+    VOTE_WEIGHT,
     classifier_probabilities,
     fit_seed_classifier,
     matching_columns,
@@ -150,6 +151,8 @@ class _Spread:
     #: its probabilities of each cluster
     classifier: object = None
     classifier_columns: np.ndarray | None = None
+    #: the classifier's share of the vote (1: the classifier alone)
+    classifier_weight: float = VOTE_WEIGHT
 
     def vote(self, F, X):
         """Rows of ``F`` (spread scores of the samples ``X``) as the fit
@@ -158,7 +161,8 @@ class _Spread:
         if self.classifier is None:
             return F
         P = classifier_probabilities(self.classifier, X, F.shape[1])
-        return vote_probabilities(F, P[:, self.classifier_columns])
+        return vote_probabilities(F, P[:, self.classifier_columns],
+                                  self.classifier_weight)
 
 
 @dataclass(frozen=True)
@@ -1290,7 +1294,7 @@ default=None
                 progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
                          f"linked samples in {time.perf_counter() - start:.0f} s")
         tested = classifier is not None and isinstance(self.classifier, str)
-        alpha, pvalue, vote_better = self.spreading, float("nan"), False
+        alpha, pvalue, weight = self.spreading, float("nan"), None
         if alpha == "auto":
             alpha = AUTO_ALPHAS[0]
             if params is not None and groups is not None:
@@ -1298,12 +1302,14 @@ default=None
                 if tested:
                     oob = np.zeros((inputs.n_samples, c))
                     oob[seeded] = out_of_bag_probabilities(classifier, c)
-                alpha, pvalue, vote_better = self._choose_spreading(
+                alpha, pvalue, weight = self._choose_spreading(
                     K, inputs, groups, params[1:], source == "links", solver_seed,
                     kernel, oob=oob, seed_labels=solution.labels,
                 )
-        if tested and not vote_better:
+        if tested and weight is None:
             classifier = None
+        if weight is None:
+            weight = VOTE_WEIGHT
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
         solution, order = with_labels(solution, labels, c)
         F = F[:, order]
@@ -1312,7 +1318,7 @@ default=None
             free = ~seeded
             X_free = at_unit_scale(inputs.X[free], inputs.exponent)
             P = classifier_probabilities(classifier, X_free, c)[:, order]
-            vote_rows = vote_probabilities(F[free], P)
+            vote_rows = vote_probabilities(F[free], P, weight)
             labels = solution.labels.copy()
             labels[free] = np.argmax(vote_rows, axis=1)
             solution, renumbered = with_labels(solution, labels, c)
@@ -1321,6 +1327,7 @@ default=None
         rule = _Spread(
             F, seeded, kernel_degrees(K), start_scale(scores),
             float(alpha), source == "links" or votes is not None, classifier, columns,
+            weight,
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
                                        unlinked_labels, vote_rows)
@@ -1374,6 +1381,9 @@ default=None
                     voted = fold_labels.copy()
                     voted[held] = np.argmax(vote_probabilities(F[held], P), axis=1)
                     labels.append(voted)
+                alone = spread[0][0].copy()
+                alone[held] = np.argmax(P, axis=1)
+                labels.append(alone)
             fold_right, fold_units = held_out_seed_agreement(
                 np.column_stack(labels), groups, held, train)
             right.append(fold_right)
@@ -1383,15 +1393,22 @@ default=None
         pvalue = sign_test_pvalue(right[:, 0], right[:, 1], np.concatenate(units))
         alpha = second if pvalue < AUTO_LEVEL else first
         chosen = 1 if alpha == second else 0
-        vote_better = bool(oob is not None
-                           and right[:, 2 + chosen].sum() > right[:, chosen].sum())
+        weight = None
+        if oob is not None:
+            spread_right = right[:, chosen].sum()
+            vote_right, alone_right = right[:, 2 + chosen].sum(), right[:, 4].sum()
+            if alone_right > max(spread_right, vote_right):
+                weight = 1.0
+            elif vote_right > spread_right:
+                weight = VOTE_WEIGHT
         if time.perf_counter() - start > 1.0:  # a step the user waits for
             kept = "" if oob is None else "; the classifier's vote " + (
-                "kept" if vote_better else "not kept")
+                "not kept" if weight is None
+                else "kept alone" if weight == 1.0 else "kept")
             progress(self.verbose, f"spreading {alpha} chosen by held-out seeds in "
                      f"{time.perf_counter() - start:.0f} s (p = {pvalue:.3g} that "
                      f"{second} labels them better){kept}")
-        return alpha, pvalue, vote_better
+        return alpha, pvalue, weight
 
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,

@@ -62,6 +62,10 @@ MIN_SEEDS_PER_CLUSTER = 5
 #: Trees of the default random forest.
 N_TREES = 100
 
+#: The classifier's share of the vote on a sample in no link (the spread
+#: scores have the rest); the classifier alone has share 1.
+VOTE_WEIGHT = 0.5
+
 
 def default_classifier(random_state):
     """The classifier of ``classifier="auto"``: a random forest of
@@ -135,8 +139,9 @@ def matching_columns(labels, reference, n_clusters):
     return np.argsort(cluster_mapping(labels, reference, n_clusters))
 
 
-def vote_probabilities(F, P):
-    r"""The equal-weight vote :math:`\tfrac12 F/\sum F + \tfrac12 P`.
+def vote_probabilities(F, P, weight=VOTE_WEIGHT):
+    r"""The vote :math:`(1 - w)\, F/\sum F + w\, P` of the spread scores and
+    the classifier's probabilities.
 
     Parameters
     ----------
@@ -144,6 +149,8 @@ def vote_probabilities(F, P):
         Non-negative spread scores; a zero row counts as uniform.
     P : ndarray of shape (n, c)
         Class probabilities, rows summing to 1.
+    weight : float in [0, 1], default=VOTE_WEIGHT
+        The classifier's share :math:`w` (1: the classifier alone).
 
     Returns
     -------
@@ -154,4 +161,4 @@ def vote_probabilities(F, P):
     total = F.sum(axis=1, keepdims=True)
     uniform = np.full_like(F, 1.0 / F.shape[1])
     spread = np.where(total > 0, F / np.where(total > 0, total, 1.0), uniform)
-    return 0.5 * spread + 0.5 * np.asarray(P, dtype=np.float64)
+    return (1.0 - weight) * spread + weight * np.asarray(P, dtype=np.float64)
