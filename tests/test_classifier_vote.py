@@ -15,6 +15,8 @@ from sklearn.tree import DecisionTreeClassifier
 from smiclust import SMIClustering
 from smiclust.classifier_vote import (
     MIN_SEEDS_PER_CLUSTER,
+    VOTE_WEIGHT,
+    chosen_weight,
     classifier_probabilities,
     fit_seed_classifier,
     matching_columns,
@@ -34,6 +36,29 @@ def test_vote_probabilities_is_the_mean_of_the_normalised_rows():
         spread = F[i] / F[i].sum() if F[i].sum() > 0 else np.full(3, 1 / 3)
         np.testing.assert_allclose(V[i], 0.5 * spread + 0.5 * P[i])
     np.testing.assert_allclose(V.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.25, 1.0])
+def test_vote_probabilities_weighs_the_classifier_by_its_share(weight):
+    rng = np.random.RandomState(1)
+    F = rng.rand(5, 4)
+    P = rng.dirichlet(np.ones(4), size=5)
+    V = vote_probabilities(F, P, weight)
+    for i in range(5):
+        expected = (1 - weight) * F[i] / F[i].sum() + weight * P[i]
+        np.testing.assert_allclose(V[i], expected)
+    if weight == 1.0:  # the classifier alone
+        np.testing.assert_allclose(V, P)
+
+
+def test_chosen_weight_takes_the_best_option_and_the_spread_on_ties():
+    # brute force over every ordering of three small counts: the option with
+    # the most right, the earlier of (spread, vote, alone) on a tie
+    for spread, vote, alone in itertools.product(range(4), repeat=3):
+        options = [(spread, None), (vote, VOTE_WEIGHT), (alone, 1.0)]
+        best = max(right for right, _ in options)
+        expected = next(weight for right, weight in options if right == best)
+        assert chosen_weight(spread, vote, alone) == expected, (spread, vote, alone)
 
 
 def test_vote_probabilities_leaves_its_inputs_alone():
@@ -127,7 +152,7 @@ def test_the_vote_finds_the_feature_the_graph_misses():
     spread_only = SMIClustering(2, classifier=None, random_state=0).fit(
         X, partial_labels=partial)
     voted = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
-    assert spread_only.classifier_ is None
+    assert spread_only.classifier_ is None and spread_only.classifier_weight_ == 0
     assert voted.classifier_ is not None
     before = adjusted_rand_score(y[free], spread_only.labels_[free])
     after = adjusted_rand_score(y[free], voted.labels_[free])
@@ -150,6 +175,22 @@ def test_the_vote_labels_follow_the_written_out_vote():
     np.testing.assert_allclose(model.proba_[free], V)
 
 
+def test_held_out_seeds_choose_the_forest_alone_where_the_graph_is_blind():
+    # one informative feature among 20 noise features: on held-out seeds the
+    # forest alone beats the vote, and then labels the samples in no link
+    X, y = _one_informative_feature(seed=2)
+    partial = _labelled(y, 0.2, seed=3)
+    model = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
+    assert model.classifier_weight_ == 1.0
+    free = partial < 0
+    P = classifier_probabilities(model.classifier_, X[free], 2)
+    forest = P[:, model._spread.classifier_columns]
+    np.testing.assert_array_equal(model.labels_[free], np.argmax(forest, axis=1))
+    np.testing.assert_allclose(model.proba_[free], forest)
+    np.testing.assert_allclose(model.predict_proba(X[free][:20]),
+                               model.proba_[free][:20], atol=1e-12)
+
+
 def test_held_out_seeds_turn_the_vote_off_where_the_graph_is_right():
     # two moons, every tenth sample labelled, t = 5: the spread labels every
     # held-out seed right, a forest on 20 labels does not
@@ -158,7 +199,7 @@ def test_held_out_seeds_turn_the_vote_off_where_the_graph_is_right():
     fixed = dict(n_neighbors=5, gamma=1.0, eta=1.0, random_state=0)
     auto = SMIClustering(2, **fixed).fit(X, partial_labels=partial)
     off = SMIClustering(2, classifier=None, **fixed).fit(X, partial_labels=partial)
-    assert auto.classifier_ is None
+    assert auto.classifier_ is None and auto.classifier_weight_ == 0
     np.testing.assert_array_equal(auto.labels_, off.labels_)
     assert adjusted_rand_score(y, auto.labels_) > 0.95
 
@@ -193,6 +234,7 @@ def test_a_users_classifier_is_used_and_left_unfitted():
     model = SMIClustering(2, classifier=user, random_state=0).fit(
         X, partial_labels=partial)
     assert isinstance(model.classifier_, LogisticRegression)
+    assert model.classifier_weight_ == VOTE_WEIGHT  # a user's classifier votes
     assert not hasattr(user, "coef_")
     assert model.get_params()["classifier"] is user
     clone(model)  # the estimator's parameters stay clonable

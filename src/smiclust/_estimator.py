@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .base import BaseLinkClustering
 from .classifier_vote import (
     VOTE_WEIGHT,
+    chosen_weight,
     classifier_probabilities,
     fit_seed_classifier,
     matching_columns,
@@ -384,18 +385,21 @@ class SMIClustering(BaseLinkClustering):
         the class boundaries the links show where they are not clusters.
         ``"auto"``: a random forest of 100 trees, tried when the links hold
         at least 5 samples per cluster on average and ``spreading="auto"``,
-        and used only when held-out linked samples show the vote better:
-        its out-of-bag probabilities vote with the spread scores of the
-        folds that choose the spreading weight, and the vote is kept when it
-        labels strictly more of the held-out samples' links right than the
-        spread scores alone (on MNIST digits or two moons, where the graph
-        is right and the forest weaker, it is not). An object with ``fit``
+        and used only when held-out linked samples show it better: in the
+        folds that choose the spreading weight, its out-of-bag probabilities
+        label the held-out samples alone and in an equal vote with the spread
+        scores, and the option that labels strictly more of the held-out
+        samples' links right than the others is kept, the spread scores
+        alone on a tie (on MNIST digits or two moons, where the graph is
+        right and the forest weaker, they are kept). An object with ``fit``
         and ``predict_proba`` (a scikit-learn classifier; cloned, never
-        fitted in place) always votes where there is a spreading. ``None``:
-        the spread scores alone. ``classifier_`` holds the fitted one that
-        voted. Measured in docs/beyond-the-paper/research-notes.md ("A
-        classifier on the linked samples votes on the others", "The
-        classifier's vote chosen by held-out linked samples").
+        fitted in place) always votes, with equal weight, where there is a
+        spreading. ``None``: the spread scores alone. ``classifier_`` holds
+        the fitted one that voted, ``classifier_weight_`` its share.
+        Measured in docs/beyond-the-paper/research-notes.md ("A classifier
+        on the linked samples votes on the others", "The classifier's vote
+        chosen by held-out linked samples", "The classifier alone as a third
+        choice of the held-out seeds").
     indicator_rotation : bool, default=False
         Beyond the paper (an option, not the default), with
         ``links="closure"`` and ``n_clusters >= 3``:
@@ -515,6 +519,10 @@ class SMIClustering(BaseLinkClustering):
         too few linked samples per cluster, a fixed ``spreading``, or
         held-out linked samples labelled no better by the vote; nothing
         spread).
+    classifier_weight_ : float
+        The share of ``classifier_``'s probabilities in the labels of the
+        samples in no link (the spread scores have the rest): 0.5 (an equal
+        vote) or 1.0 (the classifier alone); 0.0 when no classifier voted.
     spreading_pvalue_ : float
         With ``spreading="auto"``, the p-value with which held-out seeds
         prefer 0.9 to 0.5 (small: 0.9 was taken); NaN when no choice was
@@ -844,6 +852,8 @@ default=None
             fit.t_chosen,
         )
         self.classifier_ = None if self._spread is None else self._spread.classifier
+        self.classifier_weight_ = (0.0 if self.classifier_ is None
+                                   else float(self._spread.classifier_weight))
         if self._spread is not None:  # the samples in no link: spread scores
             free = ~self._spread.seeded
             rows = fit.spread.vote_rows
@@ -1348,10 +1358,12 @@ default=None
         ``oob``: the classifier's out-of-bag probabilities of the seeds (rows
         of the samples, columns numbered as ``seed_labels``, the labels it
         learnt), matched per fold to the fold's clusters
-        (:func:`~smiclust.classifier_vote.matching_columns`); its vote with
-        each spreading (:func:`~smiclust.classifier_vote.vote_probabilities`)
-        is better when, at the chosen weight, it labels strictly more held-out
-        items right. ``None``: no vote (``False``)."""
+        (:func:`~smiclust.classifier_vote.matching_columns`); alone and in
+        its vote with each spreading
+        (:func:`~smiclust.classifier_vote.vote_probabilities`), scored at the
+        chosen weight, they decide the classifier's share
+        (:func:`~smiclust.classifier_vote.chosen_weight`; ``None``: no
+        classifier). ``None``: no classifier tested (share ``None``)."""
         start = time.perf_counter()
         n, c = inputs.n_samples, inputs.n_clusters
         folds = link_folds(inputs.must_link, inputs.cannot_link, n, SPREADING_FOLDS,
@@ -1393,14 +1405,8 @@ default=None
         pvalue = sign_test_pvalue(right[:, 0], right[:, 1], np.concatenate(units))
         alpha = second if pvalue < AUTO_LEVEL else first
         chosen = 1 if alpha == second else 0
-        weight = None
-        if oob is not None:
-            spread_right = right[:, chosen].sum()
-            vote_right, alone_right = right[:, 2 + chosen].sum(), right[:, 4].sum()
-            if alone_right > max(spread_right, vote_right):
-                weight = 1.0
-            elif vote_right > spread_right:
-                weight = VOTE_WEIGHT
+        weight = None if oob is None else chosen_weight(
+            right[:, chosen].sum(), right[:, 2 + chosen].sum(), right[:, 4].sum())
         if time.perf_counter() - start > 1.0:  # a step the user waits for
             kept = "" if oob is None else "; the classifier's vote " + (
                 "not kept" if weight is None

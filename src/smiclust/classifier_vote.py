@@ -6,32 +6,35 @@ theirs from the scores spread over the kernel graph. The graph sees the
 data's own cluster structure; on data whose classes are not well separated
 clusters (most classification tables: UCI Pima, Vehicle, Ionosphere,
 Segment) a classifier trained on the seeds sees the class boundaries the
-graph misses. Here the two vote with equal weight: the label of a sample in
-no link is
+graph misses. Here the two vote: the label of a sample in no link is
 
 .. math::
 
-    \hat y_i = \arg\max_c \; \tfrac12\,\frac{F_{ic}}{\sum_{c'} F_{ic'}}
-        + \tfrac12\,\hat p(c \mid x_i),
+    \hat y_i = \arg\max_c \; (1 - w)\,\frac{F_{ic}}{\sum_{c'} F_{ic'}}
+        + w\,\hat p(c \mid x_i),
 
-with :math:`F` the spread scores (:func:`smiclust.score_spreading.spread_scores`)
-and :math:`\hat p` the classifier's class probabilities (a random forest by
-default). A row of :math:`F` that is all zero counts as uniform.
+with :math:`F` the spread scores (:func:`smiclust.score_spreading.spread_scores`),
+:math:`\hat p` the classifier's class probabilities (a random forest by
+default) and :math:`w` the classifier's share: :math:`\tfrac12`
+(:data:`VOTE_WEIGHT`, the vote) or 1 (the classifier alone). A row of
+:math:`F` that is all zero counts as uniform.
 
-The vote does not always help: where the graph is right and the classifier
-weaker (MNIST digits on 50 principal components, two moons), it overrules
-correct spread scores. So ``classifier="auto"`` votes only when held-out
-linked samples show the vote better: the forest's out-of-bag probabilities
-(:func:`out_of_bag_probabilities`) stand for its held-out predictions and
-vote with the spread scores of the folds of ``spreading="auto"`` (their
-clusters matched to the forest's by :func:`matching_columns`); the vote is
-used when it labels the held-out samples right more often than the spread
-scores alone. A classifier learns little from a handful of samples per class
+The classifier does not always help: where the graph is right and the
+classifier weaker (MNIST digits on 50 principal components, two moons), it
+overrules correct spread scores. So ``classifier="auto"`` is used only when
+held-out linked samples show it better: the forest's out-of-bag
+probabilities (:func:`out_of_bag_probabilities`) stand for its held-out
+predictions, alone and in the vote with the spread scores of the folds of
+``spreading="auto"`` (their clusters matched to the forest's by
+:func:`matching_columns`); :func:`chosen_weight` takes the option that
+labels the held-out samples right most often, the spread scores alone on
+a tie. A classifier learns little from a handful of samples per class
 (the project's faces100: 100 images of 4,096 pixels, ten people, two
 labelled images each), so it is not tried with fewer than
 :data:`MIN_SEEDS_PER_CLUSTER` seeds per cluster on average (research notes,
 "A classifier on the linked samples votes on the others", "The classifier's
-vote chosen by held-out linked samples").
+vote chosen by held-out linked samples", "The classifier alone as a third
+choice of the held-out seeds").
 
 Prior validation of inputs is assumed.
 """
@@ -53,6 +56,7 @@ __all__ = [
     "out_of_bag_probabilities",
     "matching_columns",
     "vote_probabilities",
+    "chosen_weight",
 ]
 
 #: Seeds per cluster (on average) below which ``classifier="auto"`` leaves
@@ -137,6 +141,20 @@ def matching_columns(labels, reference, n_clusters):
         ``reference``.
     """
     return np.argsort(cluster_mapping(labels, reference, n_clusters))
+
+
+def chosen_weight(spread_right, vote_right, alone_right):
+    """The classifier's share chosen by held-out seeds: ``1.0`` (the
+    classifier alone) when it labels strictly more held-out items right than
+    both the spread labels and the vote, else :data:`VOTE_WEIGHT` when the
+    vote labels strictly more right than the spread labels, else ``None``
+    (the spread labels alone). Ties keep the option listed later, the one
+    that leans less on the classifier."""
+    if alone_right > max(spread_right, vote_right):
+        return 1.0
+    if vote_right > spread_right:
+        return VOTE_WEIGHT
+    return None
 
 
 def vote_probabilities(F, P, weight=VOTE_WEIGHT):

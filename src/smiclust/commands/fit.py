@@ -466,6 +466,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "consensus": bool(args.consensus),
         "classifier": (None if model.classifier_ is None
                        else type(model.classifier_).__name__),
+        "classifier_weight": float(model.classifier_weight_),
         "contradictions": args.contradictions,
         "keep_cannot_links": bool(args.keep_cannot_links),
         "kernel": model.kernel_,
