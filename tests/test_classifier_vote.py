@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import make_moons
 from sklearn.ensemble import RandomForestClassifier
@@ -21,6 +22,7 @@ from smiclust.classifier_vote import (
     fit_seed_classifier,
     matching_columns,
     out_of_bag_probabilities,
+    training_order,
     uses_classifier,
     vote_probabilities,
 )
@@ -119,10 +121,41 @@ def test_out_of_bag_rows_by_cluster_and_uniform_where_no_tree_left_a_row_out():
     assert (raw.sum(axis=1) == 0).any()  # the case this test is about
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_training_order_does_not_depend_on_the_order_rows_come_in(sparse):
+    rng = np.random.RandomState(3)
+    X = rng.randn(40, 5)
+    X[7] = X[3]  # an exact duplicate row with another label
+    labels = rng.randint(3, size=40)
+    labels[7] = (labels[3] + 1) % 3
+    perm = rng.permutation(40)
+    as_given = sp.csr_matrix(X) if sparse else X
+    permuted = sp.csr_matrix(X[perm]) if sparse else X[perm]
+    first = training_order(as_given, labels)
+    second = training_order(permuted, labels[perm])
+    np.testing.assert_array_equal(X[first], X[perm][second])
+    np.testing.assert_array_equal(labels[first], labels[perm][second])
+
+
+def test_permuting_the_samples_permutes_the_labels_when_the_forest_labels():
+    # the forest draws its bootstrap samples by position: trained in
+    # training_order, it gives the same answer for any order of the samples
+    X, y = _one_informative_feature(n=200, seed=2)
+    partial = _labelled(y, 0.2, seed=3)
+    perm = np.random.RandomState(0).permutation(len(y))
+    kw = dict(eigen_solver="dense", random_state=0)
+    a = SMIClustering(2, **kw).fit(X, partial_labels=partial)
+    b = SMIClustering(2, **kw).fit(X[perm], partial_labels=partial[perm])
+    assert a.classifier_weight_ > 0 and b.classifier_weight_ == a.classifier_weight_
+    assert adjusted_rand_score(a.labels_[perm], b.labels_) == 1.0
+    np.testing.assert_allclose(b.proba_, a.proba_[perm], atol=1e-12)
+
+
 def test_fit_seed_classifier_fits_a_copy_of_the_users_classifier():
     user = LogisticRegression()
     X = np.array([[0.0], [1.0], [4.0], [5.0]])
-    model = fit_seed_classifier(user, X, [0, 0, 1, 1], random_state=0)
+    model, order = fit_seed_classifier(user, X, [0, 0, 1, 1], random_state=0)
+    assert sorted(order) == [0, 1, 2, 3]
     assert model is not user
     assert not hasattr(user, "coef_")
     assert hasattr(model, "coef_")

@@ -1296,10 +1296,9 @@ default=None
                 and np.unique(solution.labels[seeded]).size >= 2):
             start = time.perf_counter()
             # at unit scale: the classifier may work in float32
-            classifier = fit_seed_classifier(self.classifier,
-                                             at_unit_scale(inputs.X[seeded],
-                                                           inputs.exponent),
-                                             solution.labels[seeded], solver_seed)
+            classifier, trained_order = fit_seed_classifier(
+                self.classifier, at_unit_scale(inputs.X[seeded], inputs.exponent),
+                solution.labels[seeded], solver_seed)
             if time.perf_counter() - start > 1.0:  # a step the user waits for
                 progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
                          f"linked samples in {time.perf_counter() - start:.0f} s")
@@ -1311,7 +1310,8 @@ default=None
                 oob = None
                 if tested:
                     oob = np.zeros((inputs.n_samples, c))
-                    oob[seeded] = out_of_bag_probabilities(classifier, c)
+                    oob[np.flatnonzero(seeded)[trained_order]] = (
+                        out_of_bag_probabilities(classifier, c))
                 alpha, pvalue, weight = self._choose_spreading(
                     K, inputs, groups, params[1:], source == "links", solver_seed,
                     kernel, oob=oob, seed_labels=solution.labels,

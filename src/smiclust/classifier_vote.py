@@ -42,6 +42,7 @@ Prior validation of inputs is assumed.
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 
@@ -51,6 +52,7 @@ __all__ = [
     "MIN_SEEDS_PER_CLUSTER",
     "default_classifier",
     "uses_classifier",
+    "training_order",
     "fit_seed_classifier",
     "classifier_probabilities",
     "out_of_bag_probabilities",
@@ -93,16 +95,53 @@ def uses_classifier(classifier, n_seeds, n_clusters):
     return True
 
 
+def training_order(X, labels):
+    """An order of the seeds' rows that does not depend on the order they
+    came in: by two fixed random projections of the rows, then by label.
+
+    A forest draws its bootstrap samples by row position, so training it on
+    the rows as given would make the fit depend on the order of the samples;
+    in this order, permuting the samples permutes the labels and nothing
+    else (exact duplicate rows with one label are interchangeable).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_seeds, n_features)
+    labels : ndarray of shape (n_seeds,)
+
+    Returns
+    -------
+    order : ndarray of shape (n_seeds,)
+        ``X[order]`` is the training order.
+    """
+    directions = np.random.RandomState(0).standard_normal((2, X.shape[1]))
+    if sp.issparse(X):
+        keys = [np.asarray(X.multiply(v).sum(axis=1)).ravel() for v in directions]
+    else:
+        keys = [(np.asarray(X) * v).sum(axis=1) for v in directions]
+    return np.lexsort((np.asarray(labels), keys[1], keys[0]))
+
+
 def fit_seed_classifier(classifier, X, labels, random_state):
     """A fitted copy of ``classifier`` (``"auto"``: :func:`default_classifier`)
-    on the seeds' rows ``X`` and ``labels``; the caller's estimator is cloned,
-    never fitted in place."""
+    on the seeds' rows ``X`` and ``labels``, taken in :func:`training_order`;
+    the caller's estimator is cloned, never fitted in place.
+
+    Returns
+    -------
+    model : classifier
+    order : ndarray of shape (n_seeds,)
+        The training order: row ``k`` of the model's out-of-bag predictions
+        is seed ``order[k]``.
+    """
+    order = training_order(X, labels)
+    X, labels = X[order], np.asarray(labels)[order]
     if not isinstance(classifier, str):
-        return clone(classifier).fit(X, labels)
+        return clone(classifier).fit(X, labels), order
     with warnings.catch_warnings():
         # rows no tree left out are uniform (out_of_bag_probabilities)
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB")
-        return default_classifier(random_state).fit(X, labels)
+        return default_classifier(random_state).fit(X, labels), order
 
 
 def _by_cluster(model, proba, n_clusters):
