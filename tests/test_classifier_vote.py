@@ -73,7 +73,7 @@ def test_vote_probabilities_leaves_its_inputs_alone():
 
 
 @pytest.mark.parametrize("n_clusters", [2, 3, 10])
-def test_auto_uses_the_classifier_from_five_seeds_per_cluster(n_clusters):
+def test_auto_uses_the_classifier_from_the_gate_of_seeds_per_cluster(n_clusters):
     threshold = MIN_SEEDS_PER_CLUSTER * n_clusters
     assert not uses_classifier("auto", threshold - 1, n_clusters)
     assert uses_classifier("auto", threshold, n_clusters)
@@ -251,8 +251,9 @@ def test_a_fixed_spreading_weight_leaves_auto_untested_and_unused():
 def test_too_few_seeds_per_cluster_leave_the_spread_scores_alone():
     X, y = _one_informative_feature(seed=4)
     partial = np.full(len(y), -1)
-    partial[np.flatnonzero(y == 0)[:4]] = 0  # 8 seeds: 4 per cluster
-    partial[np.flatnonzero(y == 1)[:4]] = 1
+    per_cluster = MIN_SEEDS_PER_CLUSTER - 1  # one seed per cluster too few
+    partial[np.flatnonzero(y == 0)[:per_cluster]] = 0
+    partial[np.flatnonzero(y == 1)[:per_cluster]] = 1
     auto = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
     off = SMIClustering(2, classifier=None, random_state=0).fit(
         X, partial_labels=partial)

@@ -63,7 +63,7 @@ __all__ = [
 
 #: Seeds per cluster (on average) below which ``classifier="auto"`` leaves
 #: the samples in no link to the spread scores alone.
-MIN_SEEDS_PER_CLUSTER = 5
+MIN_SEEDS_PER_CLUSTER = 3
 
 #: Trees of the default random forest.
 N_TREES = 100
