@@ -384,7 +384,7 @@ class SMIClustering(BaseLinkClustering):
         samples likewise. The graph sees the data's clusters, the classifier
         the class boundaries the links show where they are not clusters.
         ``"auto"``: a random forest of 100 trees, tried when the links hold
-        at least 5 samples per cluster on average and ``spreading="auto"``,
+        at least 3 samples per cluster on average and ``spreading="auto"``,
         and used only when held-out linked samples show it better: in the
         folds that choose the spreading weight, its out-of-bag probabilities
         label the held-out samples alone and in an equal vote with the spread
