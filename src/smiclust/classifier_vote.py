@@ -50,6 +50,7 @@ from .consensus import cluster_mapping
 
 __all__ = [
     "MIN_SEEDS_PER_CLUSTER",
+    "VOTE_WEIGHT",
     "default_classifier",
     "uses_classifier",
     "training_order",
