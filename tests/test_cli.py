@@ -697,6 +697,31 @@ def test_fit_says_when_the_rows_in_no_link_follow_the_links_alone(tmp_path):
     assert f"agree with the links at {summary['link_agreement']:.2f}" in proc.stderr
 
 
+def test_fit_says_when_the_classifier_labels_the_rows_in_no_link(tmp_path):
+    # classes split by one feature among twenty noise features: the forest
+    # trained on the labelled rows labels the others alone
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 21)
+    y = (X[:, 0] > 0).astype(int)
+    np.save(tmp_path / "table.npy", X)
+    chosen = set(rng.choice(300, 60, replace=False).tolist())
+    labels = [str(v) if k in chosen else "" for k, v in enumerate(y)]
+    (tmp_path / "labels.csv").write_text("label\n" + "\n".join(labels) + "\n")
+    proc = cli("fit", "table.npy", "-k", "2", "--labels", "labels.csv", "--json",
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["classifier"] == "RandomForestClassifier"
+    assert summary["classifier_weight"] == 1.0
+    assert ("a RandomForestClassifier trained on the linked rows, labelled by it "
+            "alone instead of the spread") in proc.stderr
+    off = cli("fit", "table.npy", "-k", "2", "--labels", "labels.csv", "--json",
+              "--no-classifier", cwd=tmp_path)
+    assert off.returncode == 0, off.stderr
+    assert json.loads(off.stdout)["summary"]["classifier_weight"] == 0.0
+    assert "trained on the linked rows" not in off.stderr
+
+
 def test_fit_warns_when_a_link_file_holds_no_links(work):
     (work["dir"] / "header_only.csv").write_text("s000,s001\n")
     proc = cli("fit", "moons.npy", "-k", "2", "--must-link", "header_only.csv",

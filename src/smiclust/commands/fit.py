@@ -417,6 +417,12 @@ def _fit(model, inputs, rep):
                      f"labels alone: the clusters found without links agree "
                      f"with the links at {model.link_agreement_:.2f} (balanced "
                      f"accuracy, 0.5 = chance)")
+    if model.classifier_ is not None:
+        how = ("labelled by it alone instead of the spread"
+               if model.classifier_weight_ == 1.0 else "voting with the spread")
+        rep.progress(f"rows in no link: a {type(model.classifier_).__name__} "
+                     f"trained on the linked rows, {how} (held-out linked rows "
+                     f"show it better; --no-classifier turns it off)")
     return fit_seconds
 
 
