@@ -378,10 +378,11 @@ class SMIClustering(BaseLinkClustering):
         Beyond the paper, where the scores are spread (``spread_from_`` is
         not ``"none"``): a classifier trained on the samples in a link, with
         the labels the fit gives them, votes with the spread scores on the
-        samples in no link, each with weight one half,
-        :math:`\hat y_i = \arg\max_c \tfrac12 F_{ic}/\sum_{c'}F_{ic'} +
-        \tfrac12\hat p(c \mid x_i)` (:mod:`smiclust.classifier_vote`); new
-        samples likewise. The graph sees the data's clusters, the classifier
+        samples in no link with share :math:`w`,
+        :math:`\hat y_i = \arg\max_c (1 - w) F_{ic}/\sum_{c'}F_{ic'} +
+        w\,\hat p(c \mid x_i)`, :math:`w = \tfrac12`, or labels them alone
+        (:math:`w = 1`) (:mod:`smiclust.classifier_vote`); new samples
+        likewise. The graph sees the data's clusters, the classifier
         the class boundaries the links show where they are not clusters.
         ``"auto"``: a random forest of 100 trees, tried when the links hold
         at least 3 samples per cluster on average and ``spreading="auto"``,
@@ -517,8 +518,8 @@ class SMIClustering(BaseLinkClustering):
         The fitted copy of ``classifier`` that voted on the samples in no
         link; ``None`` when none did (``classifier=None``; with ``"auto"``,
         too few linked samples per cluster, a fixed ``spreading``, or
-        held-out linked samples labelled no better by the vote; nothing
-        spread).
+        held-out linked samples labelled no better by the vote or by the
+        classifier alone; nothing spread).
     classifier_weight_ : float
         The share of ``classifier_``'s probabilities in the labels of the
         samples in no link (the spread scores have the rest): 0.5 (an equal

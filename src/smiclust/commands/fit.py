@@ -241,8 +241,10 @@ def add_parser(subparsers):
                        const=None, default="auto",
                        help="rows in no link take the spread scores' labels "
                             "alone (default: a random forest trained on the "
-                            "linked rows votes with them when the links hold "
-                            "5 rows per cluster or more)")
+                            "linked rows votes with them, or labels them "
+                            "alone, where held-out linked rows show it "
+                            "better; tried from a few linked rows per cluster, "
+                            "smiclust.classifier_vote.MIN_SEEDS_PER_CLUSTER)")
     model.add_argument("--no-consensus", dest="consensus", action="store_false",
                        help="label by the chosen candidate alone, not by the "
                             "vote of the best candidate of every n_neighbors")
