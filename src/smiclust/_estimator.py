@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
@@ -17,9 +16,6 @@ from .classifier_vote import (
     chosen_weight,
     classifier_probabilities,
     fit_seed_classifier,
-    held_out_probabilities,
-    linear_classifier,
-    linear_kept,
     matching_columns,
     out_of_bag_probabilities,
     uses_classifier,
@@ -1308,7 +1304,7 @@ default=None
                 progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
                          f"linked samples in {time.perf_counter() - start:.0f} s")
         tested = classifier is not None and isinstance(self.classifier, str)
-        alpha, pvalue, weight, linear = self.spreading, float("nan"), None, False
+        alpha, pvalue, weight = self.spreading, float("nan"), None
         if alpha == "auto":
             alpha = AUTO_ALPHAS[0]
             if params is not None and groups is not None:
@@ -1317,19 +1313,12 @@ default=None
                     oob = np.zeros((inputs.n_samples, c))
                     oob[np.flatnonzero(seeded)[trained_order]] = (
                         out_of_bag_probabilities(classifier, c))
-                alpha, pvalue, weight, linear = self._choose_spreading(
+                alpha, pvalue, weight = self._choose_spreading(
                     K, inputs, groups, params[1:], source == "links", solver_seed,
                     kernel, oob=oob, seed_labels=solution.labels,
                 )
         if tested and weight is None:
             classifier = None
-        elif tested and linear:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                classifier, _ = fit_seed_classifier(
-                    linear_classifier(),
-                    at_unit_scale(inputs.X[seeded], inputs.exponent),
-                    solution.labels[seeded], solver_seed)
         if weight is None:
             weight = VOTE_WEIGHT
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
@@ -1380,12 +1369,6 @@ default=None
         n, c = inputs.n_samples, inputs.n_clusters
         folds = link_folds(inputs.must_link, inputs.cannot_link, n, SPREADING_FOLDS,
                            np.random.RandomState(solver_seed))
-        if oob is not None:
-            linked = folds.sample_fold >= 0
-            linear_held = np.zeros((n, c))
-            linear_held[linked] = held_out_probabilities(
-                linear_classifier(), at_unit_scale(inputs.X[linked], inputs.exponent),
-                seed_labels[linked], folds.sample_fold[linked], c)
         right, units = [], []
         for fold in range(folds.n_folds):
             held = folds.sample_fold == fold
@@ -1406,15 +1389,14 @@ default=None
             if oob is not None:
                 order = matching_columns(seed_labels[seeded],
                                          solution.labels[seeded], c)
-                for P in (oob[held][:, order], linear_held[held][:, order]):
-                    for fold_labels, F in spread:
-                        voted = fold_labels.copy()
-                        voted[held] = np.argmax(vote_probabilities(F[held], P),
-                                                axis=1)
-                        labels.append(voted)
-                    alone = spread[0][0].copy()
-                    alone[held] = np.argmax(P, axis=1)
-                    labels.append(alone)
+                P = oob[held][:, order]
+                for fold_labels, F in spread:
+                    voted = fold_labels.copy()
+                    voted[held] = np.argmax(vote_probabilities(F[held], P), axis=1)
+                    labels.append(voted)
+                alone = spread[0][0].copy()
+                alone[held] = np.argmax(P, axis=1)
+                labels.append(alone)
             fold_right, fold_units = held_out_seed_agreement(
                 np.column_stack(labels), groups, held, train)
             right.append(fold_right)
@@ -1424,25 +1406,16 @@ default=None
         pvalue = sign_test_pvalue(right[:, 0], right[:, 1], np.concatenate(units))
         alpha = second if pvalue < AUTO_LEVEL else first
         chosen = 1 if alpha == second else 0
-        weight, linear = None, False
-        if oob is not None:
-            # columns: spread (2), forest's vote (2), forest alone, and the
-            # logistic regression's vote (2) and alone
-            linear = linear_kept(right[:, 4].sum(), right[:, 7].sum())
-            first_column = 5 if linear else 2
-            weight = chosen_weight(right[:, chosen].sum(),
-                                   right[:, first_column + chosen].sum(),
-                                   right[:, first_column + 2].sum())
-            linear = linear and weight is not None
+        weight = None if oob is None else chosen_weight(
+            right[:, chosen].sum(), right[:, 2 + chosen].sum(), right[:, 4].sum())
         if time.perf_counter() - start > 1.0:  # a step the user waits for
             kept = "" if oob is None else "; the classifier's vote " + (
                 "not kept" if weight is None
-                else "kept alone" if weight == 1.0 else "kept") + (
-                " (logistic regression)" if linear else "")
+                else "kept alone" if weight == 1.0 else "kept")
             progress(self.verbose, f"spreading {alpha} chosen by held-out seeds in "
                      f"{time.perf_counter() - start:.0f} s (p = {pvalue:.3g} that "
                      f"{second} labels them better){kept}")
-        return alpha, pvalue, weight, linear
+        return alpha, pvalue, weight
 
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,

@@ -45,10 +45,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from .consensus import cluster_mapping
 
@@ -56,17 +52,14 @@ __all__ = [
     "MIN_SEEDS_PER_CLUSTER",
     "VOTE_WEIGHT",
     "default_classifier",
-    "linear_classifier",
     "uses_classifier",
     "training_order",
     "fit_seed_classifier",
     "classifier_probabilities",
     "out_of_bag_probabilities",
-    "held_out_probabilities",
     "matching_columns",
     "vote_probabilities",
     "chosen_weight",
-    "linear_kept",
 ]
 
 #: Seeds per cluster (on average) below which ``classifier="auto"`` leaves
@@ -87,16 +80,6 @@ def default_classifier(random_state):
     out-of-bag predictions (:func:`out_of_bag_probabilities`)."""
     return RandomForestClassifier(n_estimators=N_TREES, random_state=random_state,
                                   oob_score=True, n_jobs=1)
-
-
-def linear_classifier():
-    """The second classifier of ``classifier="auto"``: a logistic
-    regression (scikit-learn's defaults: L2, ``C=1``, lbfgs; at most 1,000
-    iterations) on features scaled to unit variance. They are not centred,
-    so sparse input stays sparse; the intercept is not penalised, so
-    centring would not change the model."""
-    return make_pipeline(StandardScaler(with_mean=False),
-                         LogisticRegression(max_iter=1000))
 
 
 def uses_classifier(classifier, n_seeds, n_clusters):
@@ -186,49 +169,6 @@ def out_of_bag_probabilities(forest, n_clusters):
     return P
 
 
-def held_out_probabilities(classifier, X, labels, fold, n_clusters):
-    """Cross-fitted class probabilities of the rows in a fold: each row with
-    ``fold >= 0`` gets those of a copy of ``classifier`` trained on the rows
-    of the other folds (in :func:`training_order`).
-
-    Parameters
-    ----------
-    classifier : classifier
-        Cloned per fold, never fitted in place.
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-    labels : ndarray of shape (n_samples,)
-        Cluster numbers in ``[0, n_clusters)`` (read where ``fold >= 0``).
-    fold : ndarray of shape (n_samples,)
-        The fold of each row; ``-1``: in no fold (not used).
-    n_clusters : int
-
-    Returns
-    -------
-    P : ndarray of shape (n_samples, n_clusters)
-        Columns by cluster number; rows in no fold are zero. A fold whose
-        training rows hold a single cluster gives that cluster
-        probability 1.
-    """
-    labels = np.asarray(labels)
-    P = np.zeros((X.shape[0], n_clusters))
-    for k in np.unique(fold[fold >= 0]):
-        held = np.flatnonzero(fold == k)
-        train = np.flatnonzero((fold >= 0) & (fold != k))
-        if train.size == 0:
-            P[held] = 1.0 / n_clusters
-            continue
-        present = np.unique(labels[train])
-        if present.size == 1:
-            P[held, present[0]] = 1.0
-            continue
-        train = train[training_order(X[train], labels[train])]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model = clone(classifier).fit(X[train], labels[train])
-        P[held] = classifier_probabilities(model, X[held], n_clusters)
-    return P
-
-
 def matching_columns(labels, reference, n_clusters):
     """The column order that carries probabilities over the clusters of
     ``labels`` to those of ``reference``: ``P[:, order]``, with ``order`` the
@@ -255,13 +195,6 @@ def chosen_weight(spread_right, vote_right, alone_right):
     if vote_right > spread_right:
         return VOTE_WEIGHT
     return None
-
-
-def linear_kept(forest_right, linear_right):
-    """Whether the logistic regression (:func:`linear_classifier`) replaces
-    the forest: when alone it labels strictly more held-out items right
-    than the forest alone (ties keep the forest)."""
-    return linear_right > forest_right
 
 
 def vote_probabilities(F, P, weight=VOTE_WEIGHT):
