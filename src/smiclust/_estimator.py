@@ -113,6 +113,18 @@ BLIND_DATA_Z = 1.645
 LINK_TEST_FOLDS = 5
 LINK_TEST_LSMI_CENTERS = 100
 
+#: LSMI centres of the paper (its Appendix): the search of ``links="paper"``
+#: with ``lsmi_n_centers="auto"``, and the most any default search draws.
+PAPER_LSMI_CENTERS = 500
+
+#: With ``lsmi_n_centers="auto"`` and ``links="closure"``, the search draws
+#: this many LSMI centres per cluster (at most :data:`PAPER_LSMI_CENTERS`):
+#: scoring a labelling solves systems of the size of each class's centres,
+#: a cost near :math:`b^3/c^2` for ``b`` centres and ``c`` clusters, so a
+#: fixed ``b`` makes few clusters the slow case (research notes, "LSMI
+#: centres of the default's search scaled with the clusters").
+LSMI_CENTERS_PER_CLUSTER = 100
+
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
 SPREADING_FOLDS = 5
@@ -449,8 +461,13 @@ class SMIClustering(BaseLinkClustering):
     max_iter : int, default=None
         Eigen-solver iteration bound (``None``: the solver's default). When it
         is reached a ``ConvergenceWarning`` is issued and a fallback is used.
-    lsmi_n_centers : int, default=500
-        Number of Gaussian centres of LSMI during the search.
+    lsmi_n_centers : int or "auto", default="auto"
+        Number of Gaussian centres of LSMI during the search (at most the
+        number of samples). ``"auto"``: the paper's 500 with
+        ``links="paper"``; with the default links ``min(500, 100 c)`` for
+        ``c`` clusters, since scoring a labelling costs about
+        :math:`b^3/c^2` for ``b`` centres (research notes, "LSMI centres of
+        the default's search scaled with the clusters").
     lsmi_n_folds : int, default=5
         Cross-validation folds of LSMI during the search.
     random_state : int, RandomState instance or None, default=None
@@ -643,7 +660,8 @@ class SMIClustering(BaseLinkClustering):
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
-        "lsmi_n_centers": [Interval(numbers.Integral, 1, None, closed="left")],
+        "lsmi_n_centers": [Interval(numbers.Integral, 1, None, closed="left"),
+                           Options({"auto"})],
         "lsmi_n_folds": [Interval(numbers.Integral, 2, None, closed="left")],
         "random_state": check_random_state_param(),
         "n_jobs": [None, Interval(numbers.Integral, None, None)],
@@ -671,7 +689,7 @@ class SMIClustering(BaseLinkClustering):
         eigen_solver="auto",
         tol=0.0,
         max_iter=None,
-        lsmi_n_centers=500,
+        lsmi_n_centers="auto",
         lsmi_n_folds=5,
         random_state=None,
         n_jobs=None,
@@ -878,7 +896,8 @@ default=None
                     and inputs.n_clusters == 2)
         # the design both searches would build (same samples, seed and
         # centres), built once and shared with the comparison
-        design = (self._lsmi_design(inputs, seeds[1], self.lsmi_n_centers)
+        design = (self._lsmi_design(inputs, seeds[1],
+                                    self._lsmi_centers(inputs.n_clusters))
                   if compares else None)
         fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
                                 kernel=first, design=design, search=search)
@@ -927,7 +946,7 @@ default=None
         elif len(candidates) > 1:
             search = self._search(
                 inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
-                n_centers or self.lsmi_n_centers, kernel, design,
+                n_centers or self._lsmi_centers(inputs.n_clusters), kernel, design,
             )
             t, gamma, eta = search.best_params
         else:
@@ -1045,7 +1064,7 @@ default=None
         must, cannot = inputs.must_link, inputs.cannot_link
         folds = link_folds(must, cannot, inputs.n_samples, LINK_TEST_FOLDS,
                            np.random.RandomState(test_seed))
-        n_centers = min(self.lsmi_n_centers, LINK_TEST_LSMI_CENTERS)
+        n_centers = min(self._lsmi_centers(inputs.n_clusters), LINK_TEST_LSMI_CENTERS)
 
         def labels_with(train_must, train_cannot, weights):
             fold_inputs = replace(
@@ -1190,6 +1209,17 @@ default=None
                 UserWarning,
                 stacklevel=3,
             )
+
+    def _lsmi_centers(self, n_clusters):
+        """LSMI centres of a search with ``n_clusters`` clusters: the
+        integer given, or with ``"auto"`` :data:`PAPER_LSMI_CENTERS` for
+        ``links="paper"`` and ``min(PAPER_LSMI_CENTERS,
+        LSMI_CENTERS_PER_CLUSTER * n_clusters)`` otherwise."""
+        if not isinstance(self.lsmi_n_centers, str):
+            return self.lsmi_n_centers
+        if self.links == "paper":
+            return PAPER_LSMI_CENTERS
+        return min(PAPER_LSMI_CENTERS, LSMI_CENTERS_PER_CLUSTER * n_clusters)
 
     def _lsmi_design(self, inputs, lsmi_seed, n_centers):
         return LSMIDesign(

@@ -739,7 +739,7 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         keep_cannot_links=False,
         neighbor_algorithm="auto",
         eigen_solver="auto",
-        lsmi_n_centers=500,
+        lsmi_n_centers="auto",
         lsmi_n_folds=5,
         search_every=5,
         random_state=None,
