@@ -653,3 +653,33 @@ def test_cannot_links_are_counted_after_the_search_only(monkeypatch):
     after = [counted for searching, counted in calls if not searching]
     assert in_search and not any(in_search)
     assert after and all(after)
+
+
+@pytest.mark.parametrize("links, n_clusters, expected", [
+    ("closure", 2, 200), ("closure", 3, 300), ("closure", 5, 500),
+    ("closure", 12, 500), ("paper", 2, 500), ("paper", 7, 500),
+])
+def test_auto_lsmi_centres_scale_with_the_clusters_but_not_for_the_paper(
+        links, n_clusters, expected):
+    model = SMIClustering(n_clusters, links=links)
+    assert model.lsmi_n_centers == "auto"
+    assert model._lsmi_centers(n_clusters) == expected
+    assert SMIClustering(n_clusters, links=links,
+                         lsmi_n_centers=37)._lsmi_centers(n_clusters) == 37
+
+
+@pytest.mark.parametrize("links, centres", [("closure", 200), ("paper", 500)])
+def test_auto_lsmi_centres_fit_as_the_integer_they_stand_for(links, centres):
+    # 600 samples, two clusters: "auto" draws 200 centres for the default and
+    # the paper's 500 for its 3SMIC; each fit equals the one given that number
+    X, y = make_blobs(600, centers=2, cluster_std=3.0, random_state=1)
+    must, cannot = sample_links(y, 40, random_state=0)
+    kw = dict(links=links, n_neighbors=[4, 7], random_state=0)
+    auto = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
+    given = SMIClustering(2, lsmi_n_centers=centres, **kw).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert_array_equal(auto.labels_, given.labels_)
+    assert_allclose(auto.tuning_results_["lsmi"], given.tuning_results_["lsmi"])
+    other = SMIClustering(2, lsmi_n_centers=350, **kw).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert not np.allclose(auto.tuning_results_["lsmi"], other.tuning_results_["lsmi"])
