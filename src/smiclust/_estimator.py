@@ -108,8 +108,9 @@ _NO_LINKS = LinkSet(_NO_PAIRS, _NO_PAIRS)
 BLIND_DATA_Z = 1.645
 
 #: Folds of the held-out link test (:mod:`smiclust.link_test`), and the LSMI
-#: centres with which its fold fits choose ``n_neighbors`` (fewer than the
-#: search's 500: the fold fits predict links, their LSMI values are not kept).
+#: centres with which its fold fits choose ``n_neighbors`` (at most this
+#: many, fewer than the search's: the fold fits predict links, their LSMI
+#: values are not kept).
 LINK_TEST_FOLDS = 5
 LINK_TEST_LSMI_CENTERS = 100
 
