@@ -26,13 +26,14 @@ from sklearn.datasets import load_breast_cancer, make_classification  # noqa: E4
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
-from smiclust import SMIClustering, sample_links  # noqa: E402
+from smiclust import SMIClustering  # noqa: E402
 from smiclust.datasets import (  # noqa: E402
     load_parkinson,
     load_sonar,
     load_spam,
     make_digits500,
 )
+from smiclust.experiments._runner import _draw_links  # noqa: E402
 
 
 def _standardized(X, y):
@@ -66,15 +67,11 @@ CASES = [
 
 def _side_information(y, protocol, fraction):
     """The fit's keyword arguments and the number of links (or labels) they
-    hold: a ``fraction`` of the pairs as links, or of the samples labelled."""
-    n = len(y)
+    hold, drawn as the reproduction harness draws a run of seed 0: a
+    ``fraction`` of the pairs as links, or of the samples labelled."""
+    must, cannot, partial, _ = _draw_links(y, protocol, fraction, 0)
     if protocol == "labels":
-        partial = np.full(n, -1)
-        chosen = np.random.RandomState(0).choice(n, int(round(fraction * n)),
-                                                 replace=False)
-        partial[chosen] = y[chosen]
-        return {"partial_labels": partial}, f"{chosen.size} labels"
-    must, cannot = sample_links(y, int(round(fraction * n * (n - 1) / 2)), 0)
+        return {"partial_labels": partial}, f"{int((partial >= 0).sum())} labels"
     return {"must_link": must, "cannot_link": cannot}, str(len(must) + len(cannot))
 
 
