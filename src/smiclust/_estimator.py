@@ -1223,11 +1223,16 @@ default=None
         return min(PAPER_LSMI_CENTERS, LSMI_CENTERS_PER_CLUSTER * n_clusters)
 
     def _lsmi_design(self, inputs, lsmi_seed, n_centers):
+        """The search's LSMI design; with ``lsmi_n_centers="auto"`` and
+        ``links="closure"`` every class of a labelling keeps at most
+        :data:`LSMI_CENTERS_PER_CLUSTER` centres."""
+        capped = isinstance(self.lsmi_n_centers, str) and self.links == "closure"
         return LSMIDesign(
             inputs.X,
             n_centers=n_centers,
             n_folds=min(self.lsmi_n_folds, inputs.n_samples),
             random_state=lsmi_seed,
+            max_centers_per_class=LSMI_CENTERS_PER_CLUSTER if capped else None,
         )
 
     def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,

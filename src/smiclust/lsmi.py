@@ -48,6 +48,7 @@ _PARAMETER_CONSTRAINTS = {
     "n_centers": [Interval(numbers.Integral, 1, None, closed="left")],
     "n_folds": [Interval(numbers.Integral, 2, None, closed="left")],
     "random_state": check_random_state_param(),
+    "max_centers_per_class": [Interval(numbers.Integral, 1, None, closed="left"), None],
 }
 
 # Blocks up to this size are solved as one stacked call; larger ones one by one
@@ -218,8 +219,15 @@ class LSMIDesign:
         n_samples``. Unused when both ``kernel_width`` and ``regularization``
         are scalars.
     random_state : int, RandomState instance or None, default=None
-        Seeds one generator from which the centres and then the fold
-        permutation are drawn, in that order.
+        Seeds one generator from which the centres, the fold permutation and
+        (with ``max_centers_per_class``) the order of the centres are drawn,
+        in that order.
+    max_centers_per_class : int or None, default=None
+        With an integer :math:`m`, every class of a labelling keeps at most
+        :math:`m` of the centres that fall in it: those first in one random
+        order of the centres (drawn once per design). This bounds the cost of
+        a labelling with a dominant class (its systems have the size of the
+        class's centres). ``None`` keeps every centre (the paper's LSMI).
 
     Attributes
     ----------
@@ -252,7 +260,9 @@ class LSMIDesign:
     -----
     Notation as in :func:`lsmi_score`. Let :math:`\Phi_{il} = L(x_i, c_l)`, for
     a row set :math:`R` let :math:`G_R = \Phi_R^\top \Phi_R` (:math:`b \times b`)
-    and for a class :math:`y` let :math:`S_y` be its centres. Then
+    and for a class :math:`y` let :math:`S_y` be its centres (the first
+    :math:`m` of them in the design's random order of the centres when
+    ``max_centers_per_class`` is :math:`m`). Then
 
     .. math::
 
@@ -299,6 +309,7 @@ class LSMIDesign:
         n_centers=500,
         n_folds=5,
         random_state=None,
+        max_centers_per_class=None,
     ):
         self._build(
             X,
@@ -307,6 +318,7 @@ class LSMIDesign:
             n_centers=n_centers,
             n_folds=n_folds,
             random_state=random_state,
+            max_centers_per_class=max_centers_per_class,
             owner=type(self).__name__,
         )
 
@@ -327,6 +339,7 @@ class LSMIDesign:
         n_folds,
         random_state,
         owner,
+        max_centers_per_class=None,
     ):
         params = {
             "kernel_width": kernel_width,
@@ -334,6 +347,7 @@ class LSMIDesign:
             "n_centers": n_centers,
             "n_folds": n_folds,
             "random_state": random_state,
+            "max_centers_per_class": max_centers_per_class,
         }
         _validate_parameters(params, owner)
         X = check_samples(X, owner=owner, accept_sparse=True)
@@ -347,6 +361,9 @@ class LSMIDesign:
         rng = check_random_state(random_state)
         centers, folds = _centers_and_folds(rng, n_samples, n_centers, n_folds)
         n_centers_ = centers.size
+        # center_rank[j]: place of centre j in one random order of the centres
+        center_rank = (None if max_centers_per_class is None
+                       else rng.permutation(n_centers_))
 
         # Distances and widths are computed at unit scale when |X| is extreme
         # (squared distances would overflow or underflow); exact, as 2**e.
@@ -383,6 +400,8 @@ class LSMIDesign:
         self._widths = widths  # at the scale of _sq_dist
         self.regularizations_ = deltas
         self.cross_validates_ = bool(cross_validates)
+        self._max_centers_per_class = max_centers_per_class
+        self._center_rank = center_rank
         self._order = order
         self._bounds = bounds
         self._row_fold = np.repeat(np.arange(len(folds)), np.diff(bounds))
@@ -393,6 +412,8 @@ class LSMIDesign:
         arrays = (centers, widths, self.kernel_widths_, deltas, order, bounds)
         for array in (*arrays, sq_dist, gram_full):
             array.flags.writeable = False
+        if center_rank is not None:
+            center_rank.flags.writeable = False
         self._row_fold.flags.writeable = False
         if gram_held is not None:
             gram_held.flags.writeable = False
@@ -453,7 +474,7 @@ class LSMIDesign:
         ).reshape(n_folds, n_classes)
         classes = []
         for y in range(n_classes):
-            centers = np.flatnonzero(center_codes == y)
+            centers = self._class_centers(center_codes == y)
             if centers.size:  # a class without centres has r(x, y) = 0
                 sums = self._class_sums(ordered_codes == y, centers)
                 classes.append((y, centers, sums))
@@ -472,6 +493,17 @@ class LSMIDesign:
             regularization=float(delta),
             cv_error=cv_error,
         )
+
+    def _class_centers(self, is_class_center):
+        """Indices of the centres a class uses: those marked in the boolean
+        mask over the centres, at most ``max_centers_per_class`` of them
+        (the first in the design's order of the centres), sorted."""
+        centers = np.flatnonzero(is_class_center)
+        cap = self._max_centers_per_class
+        if cap is None or centers.size <= cap:
+            return centers
+        first = np.argsort(self._center_rank[centers], kind="stable")[:cap]
+        return np.sort(centers[first])
 
     def _class_sums(self, in_class, centers):
         """Per-fold sums of the design rows of one class at its centres.
