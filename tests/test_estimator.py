@@ -668,18 +668,42 @@ def test_auto_lsmi_centres_scale_with_the_clusters_but_not_for_the_paper(
                          lsmi_n_centers=37)._lsmi_centers(n_clusters) == 37
 
 
-@pytest.mark.parametrize("links, centres", [("closure", 200), ("paper", 500)])
-def test_auto_lsmi_centres_fit_as_the_integer_they_stand_for(links, centres):
-    # 600 samples, two clusters: "auto" draws 200 centres for the default and
-    # the paper's 500 for its 3SMIC; each fit equals the one given that number
+def test_auto_lsmi_centres_of_the_paper_fit_as_its_500():
+    # 600 samples, two clusters: the paper's 3SMIC with "auto" equals the fit
+    # given the paper's 500 centres (every centre kept in every class)
     X, y = make_blobs(600, centers=2, cluster_std=3.0, random_state=1)
     must, cannot = sample_links(y, 40, random_state=0)
-    kw = dict(links=links, n_neighbors=[4, 7], random_state=0)
+    kw = dict(links="paper", n_neighbors=[4, 7], random_state=0)
     auto = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
-    given = SMIClustering(2, lsmi_n_centers=centres, **kw).fit(
+    given = SMIClustering(2, lsmi_n_centers=500, **kw).fit(
         X, must_link=must, cannot_link=cannot)
     assert_array_equal(auto.labels_, given.labels_)
     assert_allclose(auto.tuning_results_["lsmi"], given.tuning_results_["lsmi"])
     other = SMIClustering(2, lsmi_n_centers=350, **kw).fit(
         X, must_link=must, cannot_link=cannot)
     assert not np.allclose(auto.tuning_results_["lsmi"], other.tuning_results_["lsmi"])
+
+
+@pytest.mark.parametrize("params, centres, cap", [
+    ({}, 200, 100),
+    ({"lsmi_n_centers": 200}, 200, None),
+    ({"links": "paper"}, 500, None),
+])
+def test_default_lsmi_designs_cap_the_centres_of_a_class(monkeypatch, params,
+                                                        centres, cap):
+    # "auto" with closed links: 100 centres per cluster and at most 100 kept
+    # per class of a labelling; an integer or the paper's 3SMIC keep them all
+    built = []
+    real = estimator_module.LSMIDesign
+
+    def spy(*args, **kwargs):
+        built.append((kwargs["n_centers"], kwargs["max_centers_per_class"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "LSMIDesign", spy)
+    X, y = make_blobs(600, centers=2, cluster_std=3.0, random_state=1)
+    must, cannot = sample_links(y, 40, random_state=0)
+    SMIClustering(2, n_neighbors=[4, 7], random_state=0, **params).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert (centres, cap) in built
+    assert {kept for _, kept in built} == {cap}

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_info
@@ -105,22 +105,32 @@ def _ref_lsmi(L, y, centers, delta):
     return -quad / (2.0 * n**2) + lin / n - 0.5, model
 
 
-def _ref_draws(n, n_centers, n_folds, seed):
-    """Centres, then folds, from one generator (the documented order)."""
+def _ref_draws(n, n_centers, n_folds, seed, max_per_class=None, y=None):
+    """Centres, then folds, from one generator (the documented order); with
+    ``max_per_class`` then an order of the centres, and the centres of each
+    class of ``y`` cut to the first ``max_per_class`` in that order."""
     rng = check_random_state(seed)
     if n_centers < n:
         centers = sorted(int(c) for c in rng.choice(n, n_centers, replace=False))
     else:
         centers = list(range(n))
     folds = np.array_split(rng.permutation(n), n_folds)
+    if max_per_class is not None:
+        rank = rng.permutation(len(centers))  # rank[j]: place of centers[j]
+        kept = []
+        for label in set(y[c] for c in centers):
+            mine = [j for j in range(len(centers)) if y[centers[j]] == label]
+            mine.sort(key=lambda j: rank[j])
+            kept += [centers[j] for j in mine[:max_per_class]]
+        centers = sorted(kept)
     return centers, folds
 
 
-def _reference(X, y, *, widths, deltas, n_centers, n_folds, seed):
+def _reference(X, y, *, widths, deltas, n_centers, n_folds, seed, max_per_class=None):
     """(LSMI, kappa, delta, CV) by grid search over (kappa, delta), kappa outer."""
     X = [list(map(float, row)) for row in X]
     y = [int(v) for v in y]
-    centers, folds = _ref_draws(len(X), n_centers, n_folds, seed)
+    centers, folds = _ref_draws(len(X), n_centers, n_folds, seed, max_per_class, y)
     tables = {kappa: _kernel_table(X, kappa) for kappa in widths}
     if len(widths) * len(deltas) == 1:
         best = (math.nan, widths[0], deltas[0])
@@ -198,6 +208,41 @@ def test_matches_bruteforce_with_cv(n_centers):
         n_centers=n_centers,
         random_state=7,
     )
+
+
+@pytest.mark.parametrize("n_centers, max_per_class", [(30, 4), (30, 9), (20, 3)])
+def test_class_centre_cap_matches_bruteforce(n_centers, max_per_class):
+    # classes of 8-12 samples: the cap keeps part of each class's centres
+    X, y = _tiny_problem()
+    widths, deltas = [0.3, 0.9, 2.5], [1e-3, 1e-1]
+    expected, kappa, delta, cv = _reference(
+        X, y, widths=widths, deltas=deltas, n_centers=n_centers, n_folds=5, seed=7,
+        max_per_class=max_per_class,
+    )
+    kwargs = dict(kernel_width=widths, regularization=deltas, n_centers=n_centers,
+                  random_state=7)
+    result = LSMIDesign(X, max_centers_per_class=max_per_class, **kwargs).evaluate(y)
+    assert (result.kernel_width, result.regularization) == (kappa, delta)
+    assert_allclose(result.cv_error, cv, rtol=1e-10)
+    assert_allclose(result.score, expected, rtol=1e-10)
+    uncapped = LSMIDesign(X, **kwargs).evaluate(y)
+    assert not np.isclose(result.cv_error, uncapped.cv_error)
+
+
+def test_class_centre_cap_keeps_the_draws_and_acts_only_above_it(blobs):
+    X, y = blobs  # three classes
+    plain = LSMIDesign(X, n_centers=120, random_state=3)
+    sizes = np.bincount(y[plain.center_indices_])
+    at_largest = LSMIDesign(X, n_centers=120, random_state=3,
+                            max_centers_per_class=int(sizes.max()))
+    below = LSMIDesign(X, n_centers=120, random_state=3,
+                       max_centers_per_class=int(sizes.max()) - 1)
+    for design in (at_largest, below):
+        assert_array_equal(design.center_indices_, plain.center_indices_)
+        for fold, plain_fold in zip(design.fold_indices_, plain.fold_indices_):
+            assert_array_equal(fold, plain_fold)
+    assert at_largest.evaluate(y) == plain.evaluate(y)
+    assert below.evaluate(y) != plain.evaluate(y)
 
 
 def test_draws_follow_documented_order():
@@ -449,6 +494,11 @@ def test_parameter_validation(X, labels, kwargs, error, match):
 def test_design_validation_names_its_owner():
     with pytest.raises(ValueError, match="'n_centers' parameter of LSMIDesign"):
         LSMIDesign(_X, n_centers=0)
+    with pytest.raises(ValueError,
+                       match=r"'max_centers_per_class' parameter of LSMIDesign.*Got 0"):
+        LSMIDesign(_X, max_centers_per_class=0)
+    with pytest.raises(TypeError, match=r"'max_centers_per_class'.*Got 2\.5"):
+        LSMIDesign(_X, max_centers_per_class=2.5)
     design = LSMIDesign(_X, kernel_width=1.0, regularization=0.1)
     with pytest.raises(ValueError, match="'labels' parameter of LSMIDesign.evaluate"):
         design.evaluate(_Y[:10])

@@ -119,11 +119,13 @@ LINK_TEST_LSMI_CENTERS = 100
 PAPER_LSMI_CENTERS = 500
 
 #: With ``lsmi_n_centers="auto"`` and ``links="closure"``, the search draws
-#: this many LSMI centres per cluster (at most :data:`PAPER_LSMI_CENTERS`):
-#: scoring a labelling solves systems of the size of each class's centres,
-#: a cost near :math:`b^3/c^2` for ``b`` centres and ``c`` clusters, so a
-#: fixed ``b`` makes few clusters the slow case (research notes, "LSMI
-#: centres of the default's search scaled with the clusters").
+#: this many LSMI centres per cluster (at most :data:`PAPER_LSMI_CENTERS`),
+#: and each class of a labelling keeps at most this many of them: scoring a
+#: labelling solves systems of the size of each class's centres, a cost near
+#: :math:`b^3/c^2` for ``b`` centres and ``c`` balanced clusters and near
+#: :math:`b^3` for one dominant cluster (research notes, "LSMI centres of
+#: the default's search scaled with the clusters", "At most 100 LSMI
+#: centres per class of a labelling").
 LSMI_CENTERS_PER_CLUSTER = 100
 
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
@@ -466,9 +468,11 @@ class SMIClustering(BaseLinkClustering):
         Number of Gaussian centres of LSMI during the search (at most the
         number of samples). ``"auto"``: the paper's 500 with
         ``links="paper"``; with the default links ``min(500, 100 c)`` for
-        ``c`` clusters, since scoring a labelling costs about
-        :math:`b^3/c^2` for ``b`` centres (research notes, "LSMI centres of
-        the default's search scaled with the clusters").
+        ``c`` clusters, each class of a labelling keeping at most 100 of
+        them, since scoring a labelling solves one system per class of the
+        size of its centres (research notes, "LSMI centres of the default's
+        search scaled with the clusters" and "At most 100 LSMI centres per
+        class of a labelling"). An integer keeps every centre.
     lsmi_n_folds : int, default=5
         Cross-validation folds of LSMI during the search.
     random_state : int, RandomState instance or None, default=None
