@@ -227,6 +227,8 @@ def test_class_centre_cap_matches_bruteforce(n_centers, max_per_class):
     assert_allclose(result.score, expected, rtol=1e-10)
     uncapped = LSMIDesign(X, **kwargs).evaluate(y)
     assert not np.isclose(result.cv_error, uncapped.cv_error)
+    one_shot = lsmi_score(X, y, max_centers_per_class=max_per_class, **kwargs)
+    assert one_shot == result.score
 
 
 def test_class_centre_cap_keeps_the_draws_and_acts_only_above_it(blobs):
@@ -466,6 +468,8 @@ _Y = np.arange(30) % 3
         ),
         (_X, _Y, {"n_centers": 2.5}, TypeError, r"'n_centers' parameter.*Got 2\.5"),
         (_X, _Y, {"n_folds": 1}, ValueError, r"'n_folds' parameter .* \[2, inf\)"),
+        (_X, _Y, {"max_centers_per_class": 0}, ValueError,
+         r"'max_centers_per_class' parameter of lsmi_score .* \[1, inf\) or None"),
         (_X, _Y, {"n_folds": 31}, ValueError, r"n_folds=31 for n_samples=30"),
         (_X, _Y, {"kernel_width": -1.0}, ValueError, r"'kernel_width'.*\(0\.0, inf\)"),
         (_X, _Y, {"kernel_width": [1.0, 0.0]}, ValueError, r"'kernel_width'.*Got \["),

@@ -659,6 +659,7 @@ def lsmi_score(
     n_centers=500,
     n_folds=5,
     random_state=None,
+    max_centers_per_class=None,
 ):
     r"""Least-squares mutual information between samples and their labels.
 
@@ -688,7 +689,11 @@ def lsmi_score(
     n_folds : int, default=5
         Number of cross-validation folds :math:`M`.
     random_state : int, RandomState instance or None, default=None
-        Seeds the draw of the centres and then of the folds.
+        Seeds the draw of the centres, then of the folds, then (with
+        ``max_centers_per_class``) of the order of the centres.
+    max_centers_per_class : int or None, default=None
+        At most this many centres per class, the first in one random order
+        of the centres (see :class:`LSMIDesign`); ``None`` keeps them all.
 
     Returns
     -------
@@ -799,6 +804,7 @@ def lsmi_score(
             "n_centers": n_centers,
             "n_folds": n_folds,
             "random_state": random_state,
+            "max_centers_per_class": max_centers_per_class,
         },
         "lsmi_score",
     )
@@ -812,6 +818,7 @@ def lsmi_score(
         n_centers=n_centers,
         n_folds=n_folds,
         random_state=random_state,
+        max_centers_per_class=max_centers_per_class,
         owner="lsmi_score",
     )
     return design.score(labels)
