@@ -212,7 +212,7 @@ def test_matches_bruteforce_with_cv(n_centers):
 
 @pytest.mark.parametrize("n_centers, max_per_class", [(30, 4), (30, 9), (20, 3)])
 def test_class_centre_cap_matches_bruteforce(n_centers, max_per_class):
-    # classes of 8-12 samples: the cap keeps part of each class's centres
+    # classes of 8, 14 and 8 samples: the cap keeps part of their centres
     X, y = _tiny_problem()
     widths, deltas = [0.3, 0.9, 2.5], [1e-3, 1e-1]
     expected, kappa, delta, cv = _reference(
