@@ -1215,28 +1215,35 @@ default=None
                 stacklevel=3,
             )
 
+    def _lsmi_per_cluster(self):
+        """Whether the search's LSMI follows :data:`LSMI_CENTERS_PER_CLUSTER`
+        (centres drawn per cluster, at most that many kept per class of a
+        labelling): ``lsmi_n_centers="auto"`` with the default links. The
+        paper's 3SMIC keeps its 500 centres and an integer its number, every
+        centre in every class."""
+        return isinstance(self.lsmi_n_centers, str) and self.links == "closure"
+
     def _lsmi_centers(self, n_clusters):
         """LSMI centres of a search with ``n_clusters`` clusters: the
-        integer given, or with ``"auto"`` :data:`PAPER_LSMI_CENTERS` for
-        ``links="paper"`` and ``min(PAPER_LSMI_CENTERS,
-        LSMI_CENTERS_PER_CLUSTER * n_clusters)`` otherwise."""
-        if not isinstance(self.lsmi_n_centers, str):
-            return self.lsmi_n_centers
-        if self.links == "paper":
+        integer given, or with ``"auto"`` ``min(PAPER_LSMI_CENTERS,
+        LSMI_CENTERS_PER_CLUSTER * n_clusters)`` for the default links and
+        :data:`PAPER_LSMI_CENTERS` for ``links="paper"``."""
+        if self._lsmi_per_cluster():
+            return min(PAPER_LSMI_CENTERS, LSMI_CENTERS_PER_CLUSTER * n_clusters)
+        if isinstance(self.lsmi_n_centers, str):
             return PAPER_LSMI_CENTERS
-        return min(PAPER_LSMI_CENTERS, LSMI_CENTERS_PER_CLUSTER * n_clusters)
+        return self.lsmi_n_centers
 
     def _lsmi_design(self, inputs, lsmi_seed, n_centers):
-        """The search's LSMI design; with ``lsmi_n_centers="auto"`` and
-        ``links="closure"`` every class of a labelling keeps at most
-        :data:`LSMI_CENTERS_PER_CLUSTER` centres."""
-        capped = isinstance(self.lsmi_n_centers, str) and self.links == "closure"
+        """The search's LSMI design (see :meth:`_lsmi_per_cluster` for the
+        centres a class keeps)."""
         return LSMIDesign(
             inputs.X,
             n_centers=n_centers,
             n_folds=min(self.lsmi_n_folds, inputs.n_samples),
             random_state=lsmi_seed,
-            max_centers_per_class=LSMI_CENTERS_PER_CLUSTER if capped else None,
+            max_centers_per_class=(LSMI_CENTERS_PER_CLUSTER
+                                   if self._lsmi_per_cluster() else None),
         )
 
     def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
