@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
+from .baselines._spectral_learning import spectral_learning_labels
 from .classifier_vote import (
     VOTE_WEIGHT,
     chosen_weight,
@@ -127,6 +128,12 @@ PAPER_LSMI_CENTERS = 500
 #: the default's search scaled with the clusters", "At most 100 LSMI
 #: centres per class of a labelling").
 LSMI_CENTERS_PER_CLUSTER = 100
+
+#: The vote over ``n_neighbors`` takes Spectral Learning's labellings too
+#: when the samples are at least this many per cluster: its normalised
+#: affinity keeps a large class whole where the paper's kernel splits it,
+#: and breaks clusters of ten (research notes, rule SLV).
+SL_VOTE_MIN_CLUSTER_SIZE = 20
 
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
@@ -1000,6 +1007,13 @@ default=None
             K_t = kernel_from_neighbors(graph, params[0], kernel)
             labellings.append(self._solve(K_t, links, c, *params[1:],
                                           solver_seed, kernel).labels)
+        if inputs.n_samples >= SL_VOTE_MIN_CLUSTER_SIZE * c:
+            for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
+                labellings.append(spectral_learning_labels(
+                    kernel_from_neighbors(graph, t), links.groups, c,
+                    random_state=solver_seed, eigen_solver=self.eigen_solver,
+                    max_iter=self.max_iter,
+                ))
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:

@@ -32,6 +32,7 @@ from sklearn.cluster import KMeans
 from ..base import BaseLinkClustering
 from ..eigensolvers import leading_eigenvectors, sign_flip
 from ..kernels import local_scaling_kernel_from_neighbors, modified_kernel
+from ..link_groups import off_group_kernel
 from ..utils import Interval, Options, check_n_neighbors, check_random_state_param
 
 __all__ = [
@@ -40,6 +41,9 @@ __all__ = [
     "additive_normalization",
     "SpectralLearningEmbedding",
     "spectral_learning_embedding",
+    "spectral_learning_group_embedding",
+    "embedding_labels",
+    "spectral_learning_labels",
     "normalize_rows",
     "drop_negligible_edges",
 ]
@@ -75,7 +79,7 @@ def additive_normalization(A):
 NEGLIGIBLE_WEIGHT = 1e-10
 
 
-def drop_negligible_edges(A, rtol=NEGLIGIBLE_WEIGHT):
+def drop_negligible_edges(A, rtol=NEGLIGIBLE_WEIGHT, degrees=None):
     r"""Copy of ``A`` without off-diagonal entries :math:`A_{ij} \le
     \mathrm{rtol}\sqrt{d_i d_j}` (and without explicit zeros).
 
@@ -89,12 +93,20 @@ def drop_negligible_edges(A, rtol=NEGLIGIBLE_WEIGHT):
 
     Prior validation is assumed: ``A`` symmetric, non-negative, positive degrees.
 
+    Parameters
+    ----------
+    A : sparse matrix of shape (n, n)
+    rtol : float, default=NEGLIGIBLE_WEIGHT
+    degrees : ndarray of shape (n,), default=None
+        :math:`d`; ``None``: the row sums of ``A``. Given when ``A`` is part
+        of a larger affinity (:func:`spectral_learning_group_embedding`).
+
     Returns
     -------
     A_pruned : scipy.sparse.csr_matrix of shape (n, n)
     """
     A = sp.coo_matrix(A, dtype=np.float64)
-    d = np.asarray(A.sum(axis=1)).ravel()
+    d = np.asarray(A.sum(axis=1)).ravel() if degrees is None else degrees
     keep = (A.data > 0) & (
         (A.row == A.col) | (A.data > rtol * np.sqrt(d[A.row] * d[A.col]))
     )
@@ -219,9 +231,93 @@ def spectral_learning_embedding(
     embedding : SpectralLearningEmbedding
     """
     A = drop_negligible_edges(A)
-    n = A.shape[0]
-    c = int(n_clusters)
     p, comp = connected_components(A, directed=False)
+    return _leading_embedding(
+        lambda: additive_normalization(A)[0], comp, p, n_clusters,
+        eigen_solver=eigen_solver, random_state=random_state, tol=tol,
+        max_iter=max_iter,
+    )
+
+
+class _GroupAdditiveNormalization(LinearOperator):
+    r""":math:`N = (A + d_{\max} I - D)/d_{\max}` for :math:`A = K_{\mathrm{off}}
+    + GG^\top`, applied without the groups' blocks."""
+
+    def __init__(self, K_off, G, degrees):
+        n = K_off.shape[0]
+        super().__init__(dtype=np.float64, shape=(n, n))
+        self.K_off = K_off
+        self.G = G
+        self.GT = sp.csr_matrix(G.T)
+        self.d_max = float(degrees.max())
+        self.shift = self.d_max - degrees
+
+    def _matmat(self, X):
+        AX = self.K_off @ X + self.G @ (self.GT @ X)
+        shift = self.shift if X.ndim == 1 else self.shift[:, None]
+        return (AX + shift * X) / self.d_max
+
+    def _matvec(self, x):
+        return self._matmat(np.asarray(x).ravel())
+
+    def _adjoint(self):
+        return self
+
+
+def spectral_learning_group_embedding(
+    K_off, groups, n_clusters, *, eigen_solver="auto", random_state=None, tol=0.0,
+    max_iter=None,
+):
+    r""":func:`spectral_learning_embedding` of the closed links' affinity
+    :math:`A = K_{\mathrm{off}} + GG^\top`, without its group blocks.
+
+    :math:`K_{\mathrm{off}}` is the kernel without its within-group and
+    cannot-linked entries (:func:`smiclust.link_groups.off_group_kernel`)
+    and :math:`G` the group indicator, so :math:`A` is Kamvar et al.'s
+    affinity for every pair the closed links imply: 1 inside a must-link
+    group (the diagonal included), 0 between cannot-linked groups. Its
+    degrees are :math:`K_{\mathrm{off}}\mathbf 1 + G s` for the group sizes
+    :math:`s`, and :math:`N` is applied as :math:`(K_{\mathrm{off}}X +
+    G(G^\top X) + (d_{\max} - d)\odot X)/d_{\max}`, at the cost of the
+    kernel's entries plus two products by :math:`G`, not of the
+    :math:`\sum_a s_a^2` entries of the blocks. The connected components
+    are those of the graph of :math:`K_{\mathrm{off}}` with every group
+    joined to a node of its own.
+
+    Prior validation is assumed: ``K_off`` symmetric and non-negative,
+    ``groups`` a :class:`~smiclust.link_groups.LinkGroups` of its samples,
+    ``1 <= n_clusters <= n``.
+
+    Returns
+    -------
+    embedding : SpectralLearningEmbedding
+        As :func:`spectral_learning_embedding` of the explicit :math:`A`.
+    """
+    G = sp.csr_matrix(groups.indicator, dtype=np.float64)
+    sizes = np.asarray(groups.sizes, dtype=np.float64)
+    degrees = np.asarray(K_off.sum(axis=1)).ravel() + G @ sizes
+    K_off = drop_negligible_edges(K_off, degrees=degrees)
+    degrees = np.asarray(K_off.sum(axis=1)).ravel() + G @ sizes
+    n = G.shape[0]
+    joined = sp.bmat([[K_off, G], [G.T, None]], format="csr")
+    p, comp = connected_components(joined, directed=False)
+    # every group node joins at least one sample, and the samples come first:
+    # the components keep the numbering of the explicit affinity's
+    comp = comp[:n]
+    return _leading_embedding(
+        lambda: _GroupAdditiveNormalization(K_off, G, degrees), comp, p, n_clusters,
+        eigen_solver=eigen_solver, random_state=random_state, tol=tol,
+        max_iter=max_iter,
+    )
+
+
+def _leading_embedding(normalization, comp, p, n_clusters, *, eigen_solver,
+                       random_state, tol, max_iter):
+    """The ``c`` leading eigenpairs of :math:`N` given its components:
+    indicators of the largest ``min(p, c)``, the rest from the deflated
+    operator (``normalization()`` builds :math:`N` when needed)."""
+    n = comp.shape[0]
+    c = int(n_clusters)
     counts = np.bincount(comp, minlength=p).astype(np.float64)
     # components by decreasing size; ties keep the component of the lowest index
     by_size = np.argsort(-counts, kind="stable")
@@ -233,8 +329,8 @@ def spectral_learning_embedding(
     values = np.ones(c)
     n_applied = 0
     if p < c:
-        N, _ = additive_normalization(A)
-        T = _DeflatedShiftedOperator(N, _component_indicators(comp, p), counts)
+        T = _DeflatedShiftedOperator(normalization(), _component_indicators(comp, p),
+                                     counts)
         vals, vecs = leading_eigenvectors(
             T,
             c - p,
@@ -266,6 +362,64 @@ def normalize_rows(V):
     norms = np.linalg.norm(V, axis=1, keepdims=True)
     safe = np.where(norms > 0, norms, 1.0)
     return V / safe
+
+
+def embedding_labels(embedding, n_clusters, *, n_init=10, random_state=None):
+    """k-means labels of the rows of ``embedding``, numbered ``0 .. m - 1``
+    for the ``m`` clusters that hold samples (step 4 of
+    :class:`SpectralLearning`).
+
+    Parameters
+    ----------
+    embedding : ndarray of shape (n, c)
+        Row-normalised eigenvectors (:func:`normalize_rows`).
+    n_clusters : int
+    n_init : int, default=10
+        k-means restarts.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
+    return _contiguous(km.fit_predict(embedding))
+
+
+def spectral_learning_labels(K, groups, n_clusters, *, n_init=10, random_state=None,
+                             **solver_options):
+    """Spectral Learning's labels for the kernel ``K`` and closed links.
+
+    Steps 1-4 of :class:`SpectralLearning` on ``K`` with the pairs the
+    closed links ``groups`` imply (:func:`spectral_learning_group_embedding`;
+    ``None``: ``K`` as it is), the eigenvectors and k-means seeded from
+    ``random_state``.
+
+    Parameters
+    ----------
+    K : sparse matrix of shape (n, n)
+        Symmetric non-negative kernel (the local-scaling kNN kernel).
+    groups : LinkGroups or None
+    n_clusters : int
+    n_init : int, default=10
+    random_state : int or None, default=None
+    **solver_options
+        ``eigen_solver``, ``tol``, ``max_iter`` of the eigen-solve.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    if groups is None:
+        result = spectral_learning_embedding(K, n_clusters, random_state=random_state,
+                                             **solver_options)
+    else:
+        result = spectral_learning_group_embedding(
+            off_group_kernel(K, groups), groups, n_clusters,
+            random_state=random_state, **solver_options,
+        )
+    return embedding_labels(normalize_rows(result.eigenvectors), n_clusters,
+                            n_init=n_init, random_state=random_state)
 
 
 def _contiguous(labels):
