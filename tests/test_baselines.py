@@ -43,9 +43,12 @@ from smiclust.baselines._spectral_learning import (
     drop_negligible_edges,
     normalize_rows,
     spectral_learning_embedding,
+    spectral_learning_group_embedding,
+    spectral_learning_labels,
 )
 from smiclust.constraints import count_violations, sample_links
-from smiclust.kernels import local_scaling_kernel
+from smiclust.kernels import local_scaling_kernel, modified_kernel
+from smiclust.link_groups import closed_links, link_groups, off_group_kernel
 
 ESTIMATORS = [SpectralLearning, ConstrainedSpectralClustering]
 
@@ -219,6 +222,76 @@ def test_sl_many_components_uses_component_indicators():
     # three clusters: exactly the components
     model3 = SpectralLearning(3, n_neighbors=4, random_state=0).fit(X)
     assert adjusted_rand_score(y, model3.labels_) == 1.0
+
+
+@pytest.mark.parametrize(
+    "problem, t, c, n_links",
+    [("moons", 10, 2, 40), ("blobs", 7, 3, 30), ("blobs", 7, 5, 60),
+     ("blobs", 7, 3, 0)],
+)
+@pytest.mark.parametrize("solver", ["arpack", "dense"])
+def test_sl_group_embedding_matches_the_closed_pairs_written_out(
+    problem, t, c, n_links, solver
+):
+    # Kamvar et al.'s affinity with every pair the closure implies, dense,
+    # against the operator that never forms the groups' blocks
+    X, y = _moons() if problem == "moons" else _overlapping_blobs()
+    must, cannot = sample_links(y, n_links, random_state=2)
+    K = local_scaling_kernel(X, t)
+    groups = link_groups(must, cannot, len(y))
+    closed_must, closed_cannot = closed_links(groups)
+    w, V_ref, _ = dense_sl_reference(K, closed_must, closed_cannot)
+    result = spectral_learning_group_embedding(
+        off_group_kernel(K, groups), groups, c, eigen_solver=solver, tol=1e-12,
+        random_state=0,
+    )
+    assert_allclose(result.eigenvalues, w[:c], rtol=1e-8, atol=1e-10)
+    assert w[c - 1] - w[c] > 1e-4
+    assert _subspace_distance(result.eigenvectors, V_ref[:, :c]) < 1e-6
+
+
+def test_sl_group_embedding_components_join_through_groups():
+    # three separated blobs, must-links joining blob 0 and blob 1: the
+    # explicit affinity has two components, so must the operator's
+    X, y = _separated_blobs()
+    K = local_scaling_kernel(X, 4)
+    must = np.array([[0, 30], [1, 31]])
+    groups = link_groups(must, np.empty((0, 2), dtype=int), 90)
+    result = spectral_learning_group_embedding(off_group_kernel(K, groups), groups, 2)
+    explicit = spectral_learning_embedding(
+        modified_kernel(K, *closed_links(groups)), 2
+    )
+    assert result.n_components == explicit.n_components == 2
+    assert result.n_operator_applications == 0
+    assert_allclose(result.eigenvectors, explicit.eigenvectors, atol=1e-12)
+    expected = np.zeros((90, 2))
+    expected[y < 2, 0] = 1 / np.sqrt(60)
+    expected[y == 2, 1] = 1 / np.sqrt(30)
+    assert_allclose(result.eigenvectors, expected, atol=1e-12)
+
+
+def test_sl_labels_match_the_explicit_affinity():
+    X, y = _overlapping_blobs()
+    K = local_scaling_kernel(X, 7)
+    # without links: steps 1-4 of the estimator on the same kernel
+    labels = spectral_learning_labels(K, None, 3, random_state=0)
+    embedding = normalize_rows(
+        spectral_learning_embedding(K, 3, random_state=0).eigenvectors)
+    reference = KMeans(3, n_init=10, random_state=0).fit_predict(embedding)
+    assert adjusted_rand_score(reference, labels) == 1.0
+    assert set(labels) == {0, 1, 2}
+    # with closed links: the labels of the explicit affinity of every
+    # implied pair (the slow reference)
+    must, cannot = sample_links(y, 40, random_state=3)
+    groups = link_groups(must, cannot, len(y))
+    linked = spectral_learning_labels(K, groups, 3, random_state=0)
+    explicit = spectral_learning_embedding(
+        modified_kernel(K, *closed_links(groups)), 3, random_state=0
+    )
+    reference = KMeans(3, n_init=10, random_state=0).fit_predict(
+        normalize_rows(explicit.eigenvectors))
+    assert adjusted_rand_score(reference, linked) == 1.0
+    assert not np.array_equal(linked, labels)
 
 
 def test_sl_arpack_non_convergence_falls_back(monkeypatch):

@@ -52,18 +52,35 @@ def _problem(seed=0, n_links=40):
 
 def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t(monkeypatch):
     """The fitted labels by hand: one fit per t at the best (gamma, eta) of
-    the search's results, votes, the group labelling of the votes, and the
-    linked samples keep those labels. (Without the rule for data blind to
-    the links, which would redo each fit by hand with its own test:
-    tests/test_estimator.py tests it.)"""
+    the search's results, Spectral Learning's labelling at each of those t
+    (here a stand-in that records its calls), votes, the group labelling of
+    the votes, and the linked samples keep those labels. (Without the rule
+    for data blind to the links, which would redo each fit by hand with its
+    own test: tests/test_estimator.py tests it.)"""
     monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", -np.inf)
     X, y, must, cannot = _problem()
+    calls = []
+    # a labelling no SMIC fit gives: the true classes, one sample moved
+    stand_in_labels = y.copy()
+    stand_in_labels[0] = (stand_in_labels[0] + 1) % 4
+
+    def spectral_learning_stand_in(K, groups, n_clusters, **options):
+        calls.append((K.shape, groups.n_groups, n_clusters))
+        return stand_in_labels
+
+    monkeypatch.setattr(estimator_module, "spectral_learning_labels",
+                        spectral_learning_stand_in)
     kw = dict(n_neighbors=[3, 5, 8], gamma=[0.0, 1.0], random_state=0,
               link_test_level=0, spreading=0)
     model = SMIClustering(4, consensus=True, **kw).fit(
         X, must_link=must, cannot_link=cannot
     )
+    # 200 samples, 4 clusters: at least SL_VOTE_MIN_CLUSTER_SIZE per cluster
+    assert len(calls) == 3
+    assert all(call == ((200, 200), calls[0][1], 4) for call in calls)
+    assert calls[0][1] < 200  # the closed links' groups
     plain = SMIClustering(4, **kw).fit(X, must_link=must, cannot_link=cannot)
+    calls.clear()
     r = plain.tuning_results_
     labellings = []
     for t in (3, 5, 8):
@@ -73,6 +90,8 @@ def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t(monkeypatch):
                             eta=float(r["param_eta"][i]), random_state=0,
                             link_test_level=0, spreading=0)
         labellings.append(fit.fit(X, must_link=must, cannot_link=cannot).labels_)
+    assert calls == []  # one n_neighbors: no vote
+    labellings += [stand_in_labels] * 3
     first = vote_scores(labellings, plain.labels_, 4)
     votes = vote_scores(labellings, first.argmax(axis=1), 4)
     # the same partition as the group labelling of the votes
@@ -83,6 +102,29 @@ def test_consensus_fit_is_the_vote_of_the_best_candidate_per_t(monkeypatch):
     assert len(pairs) == len(np.unique(expected))
     vm, _ = link_violations(model.labels_, must, cannot)
     assert vm.sum() == 0  # must-link groups stay whole
+
+
+def test_spectral_learning_votes_only_with_enough_samples_per_cluster(monkeypatch):
+    calls = []
+    real = estimator_module.spectral_learning_labels
+
+    def spy(K, groups, n_clusters, **options):
+        calls.append(n_clusters)
+        return real(K, groups, n_clusters, **options)
+
+    monkeypatch.setattr(estimator_module, "spectral_learning_labels", spy)
+    X, y = make_blobs(n_samples=200, centers=4, cluster_std=2.5, random_state=0)
+    c = estimator_module.SL_VOTE_MIN_CLUSTER_SIZE
+    kw = dict(n_neighbors=[3, 5, 8], random_state=0, link_test_level=0)
+    # 200 / 10 = 20 samples per cluster: votes; 199 / 10: does not
+    SMIClustering(200 // c, **kw).fit(X)
+    assert calls and set(calls) == {200 // c}
+    calls.clear()
+    SMIClustering(200 // c, **kw).fit(X[:-1])
+    assert calls == []
+    # the paper's 3SMIC never votes
+    SMIClustering(4, links="paper", **kw).fit(X)
+    assert calls == []
 
 
 def test_consensus_one_t_is_the_plain_fit():

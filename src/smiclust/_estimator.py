@@ -132,8 +132,13 @@ LSMI_CENTERS_PER_CLUSTER = 100
 #: The vote over ``n_neighbors`` takes Spectral Learning's labellings too
 #: when the samples are at least this many per cluster: its normalised
 #: affinity keeps a large class whole where the paper's kernel splits it,
-#: and breaks clusters of ten (research notes, rule SLV).
+#: and breaks clusters of ten (research notes, rules SLV and SLV2).
 SL_VOTE_MIN_CLUSTER_SIZE = 20
+
+#: ... and at most this many samples: the sets where the gain was measured
+#: had up to 1,040; on MNIST-70k the labellings cost 160 s and 0.08 ARI at
+#: 1 % labelled (rule SLV2).
+SL_VOTE_MAX_SAMPLES = 2000
 
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
@@ -388,14 +393,22 @@ class SMIClustering(BaseLinkClustering):
         and ``n_clusters >= 3``: the labels are the vote of the best
         candidate (by the criterion) of every ``n_neighbors`` of the search,
         aligned to the chosen one (:mod:`smiclust.consensus`; one more solve
-        per ``n_neighbors``); the closed links' group labelling and the
+        per ``n_neighbors``), and with at least
+        :data:`SL_VOTE_MIN_CLUSTER_SIZE` samples per cluster and at most
+        :data:`SL_VOTE_MAX_SAMPLES` samples, Spectral
+        Learning's labelling at each of those ``n_neighbors`` (Kamvar et
+        al.'s additive normalisation of the same kernel with the closed
+        links, :func:`~smiclust.baselines.spectral_learning`'s steps on the
+        fit's graph; it keeps a large class whole where the paper's kernel
+        splits it); the closed links' group labelling and the
         spreading read the votes as scores, and new samples take their
         labels from their fitted neighbours' spread votes. ``False``: the
         chosen candidate's labels, as with two clusters, where the
         candidates of different ``n_neighbors`` are different cuts and their
         vote would be a cut none of them made. Measured in
         docs/beyond-the-paper/research-notes.md ("Consensus over
-        n_neighbors", "The vote only with three clusters or more").
+        n_neighbors", "The vote only with three clusters or more", rule
+        SLV).
     classifier : "auto", None or a classifier, default="auto"
         Beyond the paper, where the scores are spread (``spread_from_`` is
         not ``"none"``): a classifier trained on the samples in a link, with
@@ -1007,7 +1020,7 @@ default=None
             K_t = kernel_from_neighbors(graph, params[0], kernel)
             labellings.append(self._solve(K_t, links, c, *params[1:],
                                           solver_seed, kernel).labels)
-        if inputs.n_samples >= SL_VOTE_MIN_CLUSTER_SIZE * c:
+        if SL_VOTE_MIN_CLUSTER_SIZE * c <= inputs.n_samples <= SL_VOTE_MAX_SAMPLES:
             for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
                 labellings.append(spectral_learning_labels(
                     kernel_from_neighbors(graph, t), links.groups, c,
