@@ -294,6 +294,37 @@ def test_sl_labels_match_the_explicit_affinity():
     assert not np.array_equal(linked, labels)
 
 
+def test_sl_labels_run_k_means_at_one_openmp_thread(monkeypatch):
+    # the vote's small k-means: OpenMP threads only contend; restored after
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from smiclust.baselines import _spectral_learning as sl_module
+
+    def openmp_threads():
+        return [i["num_threads"] for i in threadpool_info()
+                if i["user_api"] == "openmp"]
+
+    seen = []
+    real = sl_module.embedding_labels
+
+    def spy(*args, **kwargs):
+        seen.append(openmp_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sl_module, "embedding_labels", spy)
+    X, _ = _overlapping_blobs()
+    K = local_scaling_kernel(X, 7)
+    with threadpool_limits(limits=2, user_api="openmp"):
+        before = openmp_threads()
+        labels = spectral_learning_labels(K, None, 3, random_state=0)
+        assert openmp_threads() == before
+    assert seen and seen[0] and all(n == 1 for n in seen[0])
+    unlimited = real(normalize_rows(
+        spectral_learning_embedding(K, 3, random_state=0).eigenvectors), 3,
+        random_state=0)
+    assert_array_equal(labels, unlimited)
+
+
 def test_sl_arpack_non_convergence_falls_back(monkeypatch):
     def failing_eigsh(*args, **kwargs):
         raise ArpackNoConvergence("no", np.empty(0), np.empty((args[0].shape[0], 0)))

@@ -33,7 +33,13 @@ from ..base import BaseLinkClustering
 from ..eigensolvers import leading_eigenvectors, sign_flip
 from ..kernels import local_scaling_kernel_from_neighbors, modified_kernel
 from ..link_groups import off_group_kernel
-from ..utils import Interval, Options, check_n_neighbors, check_random_state_param
+from ..utils import (
+    Interval,
+    Options,
+    check_n_neighbors,
+    check_random_state_param,
+    single_threaded_openmp,
+)
 
 __all__ = [
     "SpectralLearning",
@@ -393,7 +399,7 @@ def spectral_learning_labels(K, groups, n_clusters, *, n_init=10, random_state=N
     Steps 1-4 of :class:`SpectralLearning` on ``K`` with the pairs the
     closed links ``groups`` imply (:func:`spectral_learning_group_embedding`;
     ``None``: ``K`` as it is), the eigenvectors and k-means seeded from
-    ``random_state``.
+    ``random_state``; k-means at one OpenMP thread.
 
     Parameters
     ----------
@@ -418,8 +424,10 @@ def spectral_learning_labels(K, groups, n_clusters, *, n_init=10, random_state=N
             off_group_kernel(K, groups), groups, n_clusters,
             random_state=random_state, **solver_options,
         )
-    return embedding_labels(normalize_rows(result.eigenvectors), n_clusters,
-                            n_init=n_init, random_state=random_state)
+    # a small k-means: OpenMP threads only contend (the same labels)
+    with single_threaded_openmp():
+        return embedding_labels(normalize_rows(result.eigenvectors), n_clusters,
+                                n_init=n_init, random_state=random_state)
 
 
 def _contiguous(labels):

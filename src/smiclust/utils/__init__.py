@@ -14,7 +14,7 @@ from ._checks import (
     unit_exponent,
     validate_training_samples,
 )
-from ._threads import SingleThreadedBLAS, single_threaded_blas
+from ._threads import SingleThreadedPool, single_threaded_blas, single_threaded_openmp
 from ._validation import (
     GRID_TYPES,
     Grid,
@@ -39,8 +39,9 @@ __all__ = [
     "unit_exponent",
     "at_unit_scale",
     "validate_training_samples",
-    "SingleThreadedBLAS",
+    "SingleThreadedPool",
     "single_threaded_blas",
+    "single_threaded_openmp",
     "GRID_TYPES",
     "Grid",
     "IntegerGrid",

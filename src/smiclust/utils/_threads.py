@@ -5,11 +5,12 @@ from contextlib import contextmanager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["SingleThreadedBLAS", "single_threaded_blas"]
+__all__ = ["SingleThreadedPool", "single_threaded_blas", "single_threaded_openmp"]
 
 
-class SingleThreadedBLAS:
-    """Limit BLAS to one thread while at least one caller is inside.
+class SingleThreadedPool:
+    """Limit one kind of thread pool to one thread while at least one caller
+    is inside.
 
     Used around work made of many small dense operations: LSMI's per-class
     solves (multi-threaded OpenBLAS made a 250 x 250 Cholesky solve 10-100
@@ -19,11 +20,25 @@ class SingleThreadedBLAS:
     Like ``KMeans.predict`` in scikit-learn (``threadpool_limits`` with
     ``limits=1``), the limit is temporary; a reference count under a lock makes
     concurrent callers (threads of a joblib search) restore the original
-    setting only after the last one leaves. One shared instance,
-    :data:`single_threaded_blas`, serves the whole package.
+    setting only after the last one leaves. One shared instance per pool,
+    :data:`single_threaded_blas` and :data:`single_threaded_openmp`, serves
+    the whole package.
+
+    ``single_threaded_openmp`` is used around k-means on the small
+    embeddings of Spectral Learning's labellings in the vote
+    (:func:`smiclust.baselines._spectral_learning.spectral_learning_labels`):
+    scikit-learn's k-means gives the same labels with any number of OpenMP
+    threads, and on a busy two-core machine its two threads took ten times
+    the CPU seconds of one (``benchmarks/RESULTS.md``).
+
+    Parameters
+    ----------
+    user_api : {"blas", "openmp"}
+        The pools :class:`threadpoolctl.ThreadpoolController` limits.
     """
 
-    def __init__(self):
+    def __init__(self, user_api="blas"):
+        self.user_api = user_api
         self._lock = threading.Lock()
         self._depth = 0
         self._controller = None
@@ -35,7 +50,8 @@ class SingleThreadedBLAS:
             if self._depth == 0:
                 if self._controller is None:
                     self._controller = ThreadpoolController()
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
+                self._limiter = self._controller.limit(limits=1,
+                                                       user_api=self.user_api)
             self._depth += 1
         try:
             yield
@@ -47,4 +63,5 @@ class SingleThreadedBLAS:
                     self._limiter = None
 
 
-single_threaded_blas = SingleThreadedBLAS()
+single_threaded_blas = SingleThreadedPool("blas")
+single_threaded_openmp = SingleThreadedPool("openmp")
