@@ -397,18 +397,19 @@ class SMIClustering(BaseLinkClustering):
         :data:`SL_VOTE_MIN_CLUSTER_SIZE` samples per cluster and at most
         :data:`SL_VOTE_MAX_SAMPLES` samples, Spectral
         Learning's labelling at each of those ``n_neighbors`` (Kamvar et
-        al.'s additive normalisation of the same kernel with the closed
-        links, :func:`~smiclust.baselines.spectral_learning`'s steps on the
-        fit's graph; it keeps a large class whole where the paper's kernel
-        splits it); the closed links' group labelling and the
+        al.'s additive normalisation of the local-scaling kernel of the
+        fit's graph with the closed links,
+        :func:`~smiclust.baselines.spectral_learning`'s steps; it keeps a
+        large class whole where the paper's kernel splits it); the closed
+        links' group labelling and the
         spreading read the votes as scores, and new samples take their
         labels from their fitted neighbours' spread votes. ``False``: the
         chosen candidate's labels, as with two clusters, where the
         candidates of different ``n_neighbors`` are different cuts and their
         vote would be a cut none of them made. Measured in
         docs/beyond-the-paper/research-notes.md ("Consensus over
-        n_neighbors", "The vote only with three clusters or more", rule
-        SLV).
+        n_neighbors", "The vote only with three clusters or more", rules
+        SLV and SLV2).
     classifier : "auto", None or a classifier, default="auto"
         Beyond the paper, where the scores are spread (``spread_from_`` is
         not ``"none"``): a classifier trained on the samples in a link, with
