@@ -174,3 +174,33 @@ def test_two_clusters_never_vote():
         X, partial_labels=partial)
     np.testing.assert_array_equal(voted.labels_, plain.labels_)
     assert adjusted_rand_score(y, voted.labels_) > 0.8
+
+
+def test_refit_on_the_same_groups_reuses_spectral_learning_labellings(monkeypatch):
+    # rule DG's refit (forced here) votes again on the same graph and groups:
+    # SL's labellings are computed once per t, and nothing stays after fit
+    monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", np.inf)
+    calls, votes = [], []
+    real_labels = estimator_module.spectral_learning_labels
+    real_vote = estimator_module.SMIClustering._vote
+
+    def labels_spy(K, groups, n_clusters, **options):
+        calls.append(K.shape)
+        return real_labels(K, groups, n_clusters, **options)
+
+    def vote_spy(self, *args, **kwargs):
+        votes.append(1)
+        return real_vote(self, *args, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "spectral_learning_labels", labels_spy)
+    monkeypatch.setattr(estimator_module.SMIClustering, "_vote", vote_spy)
+    X, y, must, cannot = _problem(3)
+    model = SMIClustering(4, n_neighbors=[3, 5, 8], random_state=0,
+                          link_test_level=0, spreading=0).fit(
+        X, must_link=must, cannot_link=cannot)
+    assert model.links_agreement_z_ < np.inf and len(votes) == 2
+    assert len(calls) == 3
+    assert not hasattr(model, "_sl_labellings")
+    # a second fit computes them again
+    model.fit(X, must_link=must, cannot_link=cannot)
+    assert len(calls) == 6

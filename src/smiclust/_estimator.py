@@ -834,6 +834,24 @@ default=None
         seeds = (solver_seed, lsmi_seed)
         tested = self._tests_links(inputs, partial_labels, given)
         self.link_test_pvalue_ = float("nan")
+        # Spectral Learning's labellings of the vote depend on the graph, t
+        # and the closed links' groups only: a refit on the same groups
+        # (rule DG's) takes them from here
+        self._sl_labellings = {}
+        try:
+            self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
+                            c_seed, test_seed)
+        finally:
+            del self._sl_labellings
+        self._x_exponent = inputs.exponent
+        self._fit_X = inputs.X
+        return self
+
+    def _fit_links(self, inputs, links, graph, t_grid, seeds, tested, auto_c,
+                   c_seed, test_seed):
+        """The fit on the links, then the refit keeping every cannot-link
+        where the data are blind to the links, and the fit without links
+        where the link test sets them aside."""
         first = self._fit_graph(inputs, links, graph, t_grid, seeds)
         self.links_agreement_z_ = float("nan")
         if links.groups is not None and not links.keep_cannot_links and (
@@ -859,9 +877,6 @@ default=None
                 self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
                 self.links_ = "ignored"
                 self._score_links(inputs)
-        self._x_exponent = inputs.exponent
-        self._fit_X = inputs.X
-        return self
 
     def _links_agreement_z(self, inputs, graph, seeds, labels=None):
         """:func:`~smiclust.link_test.agreement_over_chance` of SMIC without
@@ -1023,11 +1038,8 @@ default=None
                                           solver_seed, kernel).labels)
         if SL_VOTE_MIN_CLUSTER_SIZE * c <= inputs.n_samples <= SL_VOTE_MAX_SAMPLES:
             for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
-                labellings.append(spectral_learning_labels(
-                    kernel_from_neighbors(graph, t), links.groups, c,
-                    random_state=solver_seed, eigen_solver=self.eigen_solver,
-                    max_iter=self.max_iter,
-                ))
+                labellings.append(self._spectral_learning_labels(
+                    graph, t, links.groups, c, solver_seed))
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
@@ -1038,6 +1050,21 @@ default=None
             labels = np.argmax(votes, axis=1)
         solution, order = with_labels(solution, labels, c)
         return solution, votes[:, order]
+
+    def _spectral_learning_labels(self, graph, t, groups, n_clusters, solver_seed):
+        """:func:`~smiclust.baselines._spectral_learning.spectral_learning_labels`
+        on the local-scaling kernel of ``t``, kept for the rest of the fit
+        (the entry holds ``graph`` and ``groups`` themselves, so no other
+        objects take their ids while it lives)."""
+        key = (id(graph), t, n_clusters, solver_seed, id(groups))
+        cache = getattr(self, "_sl_labellings", {})
+        if key not in cache:
+            cache[key] = (graph, groups, spectral_learning_labels(
+                kernel_from_neighbors(graph, t), groups, n_clusters,
+                random_state=solver_seed, eigen_solver=self.eigen_solver,
+                max_iter=self.max_iter,
+            ))
+        return cache[key][2]
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
                kernel="local-scaling"):
