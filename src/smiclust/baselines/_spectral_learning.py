@@ -300,10 +300,11 @@ def spectral_learning_group_embedding(
         As :func:`spectral_learning_embedding` of the explicit :math:`A`.
     """
     G = sp.csr_matrix(groups.indicator, dtype=np.float64)
-    sizes = np.asarray(groups.sizes, dtype=np.float64)
-    degrees = np.asarray(K_off.sum(axis=1)).ravel() + G @ sizes
+    # each sample's degree in its group's block: the group's size
+    block_degrees = G @ np.asarray(groups.sizes, dtype=np.float64)
+    degrees = np.asarray(K_off.sum(axis=1)).ravel() + block_degrees
     K_off = drop_negligible_edges(K_off, degrees=degrees)
-    degrees = np.asarray(K_off.sum(axis=1)).ravel() + G @ sizes
+    degrees = np.asarray(K_off.sum(axis=1)).ravel() + block_degrees
     n = G.shape[0]
     joined = sp.bmat([[K_off, G], [G.T, None]], format="csr")
     p, comp = connected_components(joined, directed=False)
