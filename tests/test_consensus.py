@@ -204,3 +204,48 @@ def test_refit_on_the_same_groups_reuses_spectral_learning_labellings(monkeypatc
     # a second fit computes them again
     model.fit(X, must_link=must, cannot_link=cannot)
     assert len(calls) == 6
+
+
+def test_refit_on_the_same_groups_solves_and_trains_once(monkeypatch):
+    # rule DG's refit (forced here) labels the same kernels and groups again:
+    # each eigen-solve runs once, each forest once per set of seed labels,
+    # and the fit is the one without the kept solves (every key missed)
+    monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", np.inf)
+    solves, forests = [], []
+    real_solve = estimator_module.solve_link_operator
+    real_forest = estimator_module.fit_seed_classifier
+
+    def solve_spy(K, links, *args, **options):
+        solves.append(1)
+        return real_solve(K, links, *args, **options)
+
+    def forest_spy(classifier, X, labels, random_state):
+        forests.append(np.asarray(labels).tobytes())
+        return real_forest(classifier, X, labels, random_state)
+
+    monkeypatch.setattr(estimator_module, "solve_link_operator", solve_spy)
+    monkeypatch.setattr(estimator_module, "fit_seed_classifier", forest_spy)
+    X, y, _, _ = _problem(3)
+    partial = np.full(len(y), -1)
+    known = np.random.RandomState(0).choice(len(y), 40, replace=False)
+    partial[known] = y[known]
+    params = dict(n_neighbors=[3, 5, 8], random_state=0, link_test_level=0)
+    kept = SMIClustering(4, **params).fit(X, partial_labels=partial)
+    assert kept.links_agreement_z_ < np.inf and len(forests) >= 1
+    assert len(forests) == len(set(forests))
+    assert not hasattr(kept, "_solves") and not hasattr(kept, "_classifiers")
+    n_kept = len(solves)
+    solves.clear()
+    forests.clear()
+    unique = iter(range(10**6))
+    monkeypatch.setattr(estimator_module, "operator_digest",
+                        lambda K, links: next(unique))
+    monkeypatch.setattr(estimator_module.SMIClustering, "_seed_classifier",
+                        lambda self, inputs, seeded, labels, seed: forest_spy(
+                            self.classifier, estimator_module.at_unit_scale(
+                                inputs.X[seeded], inputs.exponent), labels, seed))
+    fresh = SMIClustering(4, **params).fit(X, partial_labels=partial)
+    assert len(solves) > n_kept
+    assert len(forests) > len(set(forests))
+    assert_array_equal(fresh.labels_, kept.labels_)
+    assert_allclose(fresh.proba_, kept.proba_, rtol=0, atol=0)

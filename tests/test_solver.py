@@ -1,9 +1,12 @@
 """The matrix-free solver against a slow dense reference (U formed, numpy eigh)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
+from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
@@ -11,8 +14,16 @@ from smiclust.constraints import link_matrix, sample_links
 from smiclust.eigensolvers import leading_eigenvectors
 from smiclust.kernels import local_scaling_kernel, modified_kernel
 from smiclust.labeling import cluster_scores, fix_signs
+from smiclust.link_groups import link_groups
 from smiclust.link_operator import SMICOperator, dense_smic_matrix
-from smiclust.solver import solve_smic
+from smiclust.solver import (
+    LinkSet,
+    closed_link_labels,
+    operator_digest,
+    solve_link_operator,
+    solve_links,
+    solve_smic,
+)
 
 
 def _problem(seed, n=120, c=3, n_links=60):
@@ -329,3 +340,51 @@ def test_rotation_separates_many_overlapping_clusters_better(seed):
                          rotate=True)
     assert adjusted_rand_score(y, rotated.labels) > adjusted_rand_score(
         y, plain.labels) + 0.1
+
+
+def _closed_problem(seed=0):
+    X, y = make_blobs(n_samples=150, centers=3, cluster_std=2.0, random_state=seed)
+    must, cannot = sample_links(y, 60, random_state=seed)
+    K = local_scaling_kernel(X, n_neighbors=5)
+    groups = link_groups(must, cannot, len(y))
+    return K, must, cannot, groups
+
+
+def test_operator_solve_does_not_read_how_closed_links_label_it():
+    K, must, cannot, groups = _closed_problem()
+    links = LinkSet(must, cannot, groups=groups)
+    kept = replace(links, keep_cannot_links=True, count_cannot_links=True)
+    a = solve_link_operator(K, links, 3, 0.5, 0.5, random_state=0)
+    b = solve_link_operator(K, kept, 3, 0.5, 0.5, random_state=0)
+    assert_allclose(a.eigenvectors, b.eigenvectors, rtol=0, atol=0)
+    for link_set in (links, kept):
+        expected = solve_links(K, link_set, 3, 0.5, 0.5, random_state=0)
+        got = closed_link_labels(a, link_set, 3)
+        np.testing.assert_array_equal(got.labels, expected.labels)
+        assert_allclose(got.eigenvectors, expected.eigenvectors, rtol=0, atol=0)
+    # the paper's links are not relabelled
+    paper = LinkSet(must, cannot)
+    solved = solve_link_operator(K, paper, 3, 0.5, 0.5, random_state=0)
+    assert closed_link_labels(solved, paper, 3) is solved
+
+
+def test_operator_digest_reads_the_kernel_and_the_links_only():
+    K, must, cannot, groups = _closed_problem()
+    links = LinkSet(must, cannot, groups=groups)
+    digest = operator_digest(K, links)
+    # equal content in other objects, and the labelling flags: the same
+    same = LinkSet(must.copy(), cannot.copy(),
+                   groups=link_groups(must.copy(), cannot.copy(), K.shape[0]))
+    assert operator_digest(K.copy(), same) == digest
+    assert operator_digest(K, replace(links, keep_cannot_links=True,
+                                      count_cannot_links=True)) == digest
+    # one kernel entry, one cannot-link, the paper's links: different
+    K2 = K.copy()
+    K2.data[0] *= 1.5
+    assert operator_digest(K2, links) != digest
+    fewer = link_groups(must, cannot[1:], K.shape[0])
+    assert operator_digest(K, replace(links, groups=fewer)) != digest
+    paper = LinkSet(must, cannot)
+    assert operator_digest(K, paper) != digest
+    weighted = LinkSet(must, cannot, np.full(len(must), 0.5), None)
+    assert operator_digest(K, weighted) != operator_digest(K, paper)

@@ -74,7 +74,14 @@ from .score_spreading import (
     spread_new_rows,
     start_scale,
 )
-from .solver import LinkSet, solve_links, with_labels
+from .solver import (
+    LinkSet,
+    closed_link_labels,
+    operator_digest,
+    solve_link_operator,
+    solve_links,
+    with_labels,
+)
 from .utils import (
     HasMethods,
     IntegerGrid,
@@ -835,14 +842,15 @@ default=None
         tested = self._tests_links(inputs, partial_labels, given)
         self.link_test_pvalue_ = float("nan")
         # Spectral Learning's labellings of the vote depend on the graph, t
-        # and the closed links' groups only: a refit on the same groups
+        # and the closed links' groups only, the eigen-solves on the kernel
+        # and the groups, the forest on its seeds: a refit on the same groups
         # (rule DG's) takes them from here
-        self._sl_labellings = {}
+        self._sl_labellings, self._solves, self._classifiers = {}, {}, {}
         try:
             self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
                             c_seed, test_seed)
         finally:
-            del self._sl_labellings
+            del self._sl_labellings, self._solves, self._classifiers
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
         return self
@@ -1068,11 +1076,22 @@ default=None
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
                kernel="local-scaling"):
-        return solve_links(
-            K, links, n_clusters, gamma, eta, eigen_solver=self.eigen_solver,
-            random_state=solver_seed, tol=self._tol(kernel, n_clusters),
-            max_iter=self.max_iter, rotate=self._rotates(n_clusters),
-        )
+        """:func:`~smiclust.solver.solve_links` with the fit's solver options;
+        the eigen-solve kept for the rest of the fit, so a refit on the same
+        kernel and groups (rule DG's, which labels them keeping every
+        cannot-link) only labels it again."""
+        options = dict(eigen_solver=self.eigen_solver, random_state=solver_seed,
+                       tol=self._tol(kernel, n_clusters), max_iter=self.max_iter,
+                       rotate=self._rotates(n_clusters))
+        cache = getattr(self, "_solves", None)
+        if cache is None:
+            return solve_links(K, links, n_clusters, gamma, eta, **options)
+        key = (operator_digest(K, links), n_clusters, float(gamma), float(eta),
+               tuple(sorted(options.items())))
+        if key not in cache:
+            cache[key] = solve_link_operator(K, links, n_clusters, gamma, eta,
+                                             **options)
+        return closed_link_labels(cache[key], links, n_clusters)
 
     def _tol(self, kernel, n_clusters):
         """The eigen-solver tolerance: ``tol``, and at least
@@ -1398,10 +1417,8 @@ default=None
                 and uses_classifier(self.classifier, int(seeded.sum()), c)
                 and np.unique(solution.labels[seeded]).size >= 2):
             start = time.perf_counter()
-            # at unit scale: the classifier may work in float32
-            classifier, trained_order = fit_seed_classifier(
-                self.classifier, at_unit_scale(inputs.X[seeded], inputs.exponent),
-                solution.labels[seeded], solver_seed)
+            classifier, trained_order = self._seed_classifier(
+                inputs, seeded, solution.labels[seeded], solver_seed)
             if time.perf_counter() - start > 1.0:  # a step the user waits for
                 progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
                          f"linked samples in {time.perf_counter() - start:.0f} s")
@@ -1444,6 +1461,26 @@ default=None
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
                                        unlinked_labels, vote_rows)
+
+    def _seed_classifier(self, inputs, seeded, seed_labels, solver_seed):
+        """:func:`~smiclust.classifier_vote.fit_seed_classifier` on the
+        samples ``seeded`` at unit scale (the classifier may work in
+        float32). The default forest, a function of its rows, labels and
+        seed, is kept for the rest of the fit (the entry holds ``inputs.X``
+        itself, so no other array takes its id while it lives)."""
+        X = inputs.X
+        key = (id(X), inputs.exponent, seeded.tobytes(), seed_labels.dtype.str,
+               seed_labels.tobytes(), solver_seed)
+        cache = getattr(self, "_classifiers", None)
+        if not isinstance(self.classifier, str) or cache is None:
+            return fit_seed_classifier(
+                self.classifier, at_unit_scale(X[seeded], inputs.exponent),
+                seed_labels, solver_seed)
+        if key not in cache:
+            cache[key] = (X, fit_seed_classifier(
+                self.classifier, at_unit_scale(X[seeded], inputs.exponent),
+                seed_labels, solver_seed))
+        return cache[key][1]
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
                           kernel="local-scaling", oob=None, seed_labels=None):

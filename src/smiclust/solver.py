@@ -15,6 +15,7 @@ eigenvectors are those of the SMIC kernel :math:`K` (by eigenvalue magnitude).
 Prior validation of inputs is assumed.
 """
 
+import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -42,6 +43,9 @@ __all__ = [
     "solve_smic_groups",
     "prepare_kernel",
     "solve_links",
+    "solve_link_operator",
+    "closed_link_labels",
+    "operator_digest",
     "with_labels",
 ]
 
@@ -341,13 +345,32 @@ def solve_links(
 ):
     """One solve for fixed parameters, the paper's or on closed links.
 
+    :func:`solve_link_operator`, then with closed links
+    :func:`closed_link_labels`.
+
+    Returns
+    -------
+    solution : SMICSolution
+    """
+    solution = solve_link_operator(K, links, n_clusters, gamma, eta,
+                                   prepared=prepared, **solver_options)
+    return closed_link_labels(solution, links, n_clusters)
+
+
+def solve_link_operator(
+    K, links, n_clusters, gamma, eta, *, prepared=None, **solver_options
+):
+    """The eigen-solve of one fit's operator, before closed links label it.
+
     ``prepared`` is :func:`prepare_kernel` of ``K`` (computed when ``None``);
     ``solver_options`` go to :func:`solve_smic` / :func:`solve_smic_groups`
     (``eigen_solver``, ``random_state``, ``tol``, ``max_iter``,
-    ``warm_start``, ``rotate``). With closed links the group blocks of :math:`K'` are
-    weighted by :func:`smiclust.link_groups.group_block_weights`, the labels
-    are :func:`smiclust.link_groups.group_labels` of the scores, and the
-    columns are re-ordered so that clusters with samples come first.
+    ``warm_start``, ``rotate``). With closed links the group blocks of
+    :math:`K'` are weighted by
+    :func:`smiclust.link_groups.group_block_weights` and the labels are the
+    paper's argmax; ``links.keep_cannot_links`` and
+    ``links.count_cannot_links`` play no part (they shape
+    :func:`closed_link_labels` only).
 
     Returns
     -------
@@ -361,16 +384,57 @@ def solve_links(
             K_mod=prepared, must_weight=links.must_weight,
             cannot_weight=links.cannot_weight, **solver_options,
         )
-    solution = solve_smic_groups(
+    return solve_smic_groups(
         prepared, links.groups, n_clusters, gamma, eta,
         block_weights=group_block_weights(prepared, links.groups, n_clusters),
         **solver_options,
     )
+
+
+def closed_link_labels(solution, links, n_clusters):
+    """``solution`` (of :func:`solve_link_operator`) labelled by the closed
+    links: :func:`smiclust.link_groups.group_labels` of its scores, the
+    columns re-ordered so that clusters with samples come first; as it is
+    for the paper's links (``links.groups`` is ``None``).
+
+    Returns
+    -------
+    solution : SMICSolution
+    """
+    if links.groups is None:
+        return solution
     scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
     labels = group_labels(scores, links.groups, n_clusters,
                           keep_cannot_links=links.keep_cannot_links,
                           count_cannot_links=links.count_cannot_links)
     return with_labels(solution, labels, n_clusters)[0]
+
+
+def operator_digest(K, links):
+    """A digest of what :func:`solve_link_operator` reads of ``K`` and
+    ``links``: the kernel's entries, and the closed links' groups and lifted
+    cannot-links (with their counts) or the links and weights as given. Two
+    solves with equal digests and equal parameters give equal solutions.
+
+    Returns
+    -------
+    digest : bytes
+    """
+    h = hashlib.blake2b(digest_size=20)
+    K = sp.csr_matrix(K)
+    parts = [np.array(K.shape), K.indptr, K.indices, K.data]
+    groups = links.groups
+    if groups is None:
+        parts += [links.must_link, links.cannot_link]
+        parts += [np.array([-1.0]) if w is None else w
+                  for w in (links.must_weight, links.cannot_weight)]
+    else:
+        parts += [groups.group, groups.cannot_pairs, groups.cannot_counts]
+    for part in parts:
+        part = np.ascontiguousarray(part)
+        h.update(str((part.dtype.str, part.shape)).encode())
+        h.update(part.tobytes())
+    return h.digest()
 
 
 def with_labels(solution, labels, n_clusters):
