@@ -19,6 +19,7 @@ from smiclust.link_groups import (
     closed_links,
     group_block_weights,
     group_labels,
+    group_sums,
     groups_from_labels,
     link_groups,
     off_group_kernel,
@@ -84,6 +85,24 @@ def test_groups_from_labels_equal_the_closure_of_their_pairs():
     from_pairs = link_groups(must, cannot, labels.size)
     assert_array_equal(closed_links(from_labels)[0], closed_links(from_pairs)[0])
     assert_array_equal(closed_links(from_labels)[1], closed_links(from_pairs)[1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_group_sums_are_the_sparse_products_by_the_indicator(seed):
+    # the same floating-point sums, not only close ones: the operators use
+    # them in place of the sparse products they replaced
+    rng = np.random.RandomState(seed)
+    must, cannot = random_links(rng, 60, 40, 10)
+    groups = link_groups(must, cannot, 60)
+    G, GT = groups.indicator, groups.indicator.T.tocsr()
+    for W in (rng.normal(size=60) * 10.0 ** rng.randint(-8, 8, size=60),
+              rng.normal(size=(60, 4)), np.zeros((60, 0))):
+        sums = group_sums(groups.group, groups.n_groups, W)
+        assert_array_equal(sums, GT @ W)
+        assert_array_equal(sums[groups.group], G @ sums)
+    # a group of no sample sums to zero
+    assert_array_equal(group_sums(np.array([0, 2, 2]), 4, np.array([1.0, 2, 3])),
+                       [1.0, 0, 5, 0])
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -17,6 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
+from .link_groups import group_sums
+
 __all__ = ["SMICOperator", "GroupSMICOperator", "dense_smic_matrix"]
 
 
@@ -117,6 +119,8 @@ class GroupSMICOperator(LinearOperator):
         self.K_off = K_off
         self.G = groups.indicator
         self.GT = groups.indicator.T.tocsr()
+        self.group = groups.group
+        self.n_groups = groups.n_groups
         self.cannot_matrix = groups.cannot_matrix
         self.sizes = groups.sizes.astype(np.float64)
         self.block_weights = (
@@ -131,8 +135,8 @@ class GroupSMICOperator(LinearOperator):
     def apply_kernel(self, W):
         r"""Return :math:`K' W = K_{\mathrm{off}}W + G\,\mathrm{diag}(w)(G^\top W)`."""
         w = self.block_weights
-        Z = self.GT @ W
-        return self.K_off @ W + self.G @ (w * Z if Z.ndim == 1 else w[:, None] * Z)
+        Z = group_sums(self.group, self.n_groups, W)
+        return self.K_off @ W + (w * Z if Z.ndim == 1 else w[:, None] * Z)[self.group]
 
     def kernel_matrix(self):
         """The sparse :math:`K'` (its group blocks stored entry by entry)."""
@@ -144,13 +148,13 @@ class GroupSMICOperator(LinearOperator):
         use_cannot = bool(e) and self.cannot_matrix.nnz > 0
         if not g and not use_cannot:
             return 2.0 * W
-        Z = self.GT @ W
+        Z = group_sums(self.group, self.n_groups, W)
         D = self.sizes if Z.ndim == 1 else self.sizes[:, None]
         Y = (2.0 * g + g * g * D) * Z if g else np.zeros_like(Z)
         if use_cannot:
             CZ = self.cannot_matrix @ Z
             Y = Y - 2.0 * e * CZ + e * e * (self.cannot_matrix @ (D * CZ))
-        return 2.0 * W + self.G @ Y
+        return 2.0 * W + Y[self.group]
 
     def _matvec(self, v):
         self.n_applied += 1

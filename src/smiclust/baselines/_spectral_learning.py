@@ -32,7 +32,7 @@ from sklearn.cluster import KMeans
 from ..base import BaseLinkClustering
 from ..eigensolvers import leading_eigenvectors, sign_flip
 from ..kernels import local_scaling_kernel_from_neighbors, modified_kernel
-from ..link_groups import off_group_kernel
+from ..link_groups import group_sums, off_group_kernel
 from ..utils import (
     Interval,
     Options,
@@ -121,12 +121,6 @@ def drop_negligible_edges(A, rtol=NEGLIGIBLE_WEIGHT, degrees=None):
     return pruned
 
 
-def _component_indicators(labels, n_components):
-    """Sparse 0/1 matrix ``E`` of shape (n, p) with ``E[i, labels[i]] = 1``."""
-    n = labels.shape[0]
-    return sp.csr_matrix((np.ones(n), (np.arange(n), labels)), shape=(n, n_components))
-
-
 class _DeflatedShiftedOperator(LinearOperator):
     r""":math:`T = N + I - 2P`: :math:`N` shifted into :math:`[0, 2]`, null space of
     :math:`L` deflated to 0.
@@ -138,32 +132,34 @@ class _DeflatedShiftedOperator(LinearOperator):
     :math:`\mu + 1 \in [0, 2)`. :math:`T` is positive semi-definite.
     """
 
-    def __init__(self, N, indicators, counts):
+    def __init__(self, N, components, counts):
         n = N.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
         self.N = N
-        self.E = indicators
-        self.ET = sp.csr_matrix(indicators.T)
+        # an operator of this module applied without LinearOperator's
+        # checks (the same arithmetic), a sparse matrix by its product
+        self._apply_N = N._matmat if isinstance(N, LinearOperator) else N.__matmul__
+        self.components = components
         self.counts = counts
         #: number of vectors T has been applied to (a block of k counts k)
         self.n_applied = 0
 
     def _project(self, X):
-        means = self.ET @ X
+        means = group_sums(self.components, self.counts.size, X)
         if means.ndim == 1:
             means = means / self.counts
         else:
             means = means / self.counts[:, None]
-        return self.E @ means
+        return means[self.components]
 
     def _matvec(self, x):
         self.n_applied += 1
         x = np.asarray(x).ravel()
-        return self.N @ x + x - 2.0 * self._project(x)
+        return self._apply_N(x) + x - 2.0 * self._project(x)
 
     def _matmat(self, X):
         self.n_applied += X.shape[1]
-        return self.N @ X + X - 2.0 * self._project(X)
+        return self._apply_N(X) + X - 2.0 * self._project(X)
 
     def _adjoint(self):
         return self
@@ -249,17 +245,17 @@ class _GroupAdditiveNormalization(LinearOperator):
     r""":math:`N = (A + d_{\max} I - D)/d_{\max}` for :math:`A = K_{\mathrm{off}}
     + GG^\top`, applied without the groups' blocks."""
 
-    def __init__(self, K_off, G, degrees):
+    def __init__(self, K_off, groups, degrees):
         n = K_off.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
         self.K_off = K_off
-        self.G = G
-        self.GT = sp.csr_matrix(G.T)
+        self.group = groups.group
+        self.n_groups = groups.n_groups
         self.d_max = float(degrees.max())
         self.shift = self.d_max - degrees
 
     def _matmat(self, X):
-        AX = self.K_off @ X + self.G @ (self.GT @ X)
+        AX = self.K_off @ X + group_sums(self.group, self.n_groups, X)[self.group]
         shift = self.shift if X.ndim == 1 else self.shift[:, None]
         return (AX + shift * X) / self.d_max
 
@@ -312,8 +308,8 @@ def spectral_learning_group_embedding(
     # the components keep the numbering of the explicit affinity's
     comp = comp[:n]
     return _leading_embedding(
-        lambda: _GroupAdditiveNormalization(K_off, G, degrees), comp, p, n_clusters,
-        eigen_solver=eigen_solver, random_state=random_state, tol=tol,
+        lambda: _GroupAdditiveNormalization(K_off, groups, degrees), comp, p,
+        n_clusters, eigen_solver=eigen_solver, random_state=random_state, tol=tol,
         max_iter=max_iter,
     )
 
@@ -336,8 +332,7 @@ def _leading_embedding(normalization, comp, p, n_clusters, *, eigen_solver,
     values = np.ones(c)
     n_applied = 0
     if p < c:
-        T = _DeflatedShiftedOperator(normalization(), _component_indicators(comp, p),
-                                     counts)
+        T = _DeflatedShiftedOperator(normalization(), comp, counts)
         vals, vecs = leading_eigenvectors(
             T,
             c - p,
