@@ -16,6 +16,7 @@ from sklearn.tree import DecisionTreeClassifier
 from smiclust import SMIClustering
 from smiclust.classifier_vote import (
     MIN_SEEDS_PER_CLUSTER,
+    MIN_UNLINKED_SHARE,
     VOTE_WEIGHT,
     chosen_weight,
     classifier_probabilities,
@@ -75,10 +76,20 @@ def test_vote_probabilities_leaves_its_inputs_alone():
 @pytest.mark.parametrize("n_clusters", [2, 3, 10])
 def test_auto_uses_the_classifier_from_the_gate_of_seeds_per_cluster(n_clusters):
     threshold = MIN_SEEDS_PER_CLUSTER * n_clusters
-    assert not uses_classifier("auto", threshold - 1, n_clusters)
-    assert uses_classifier("auto", threshold, n_clusters)
-    assert not uses_classifier(None, 10 * threshold, n_clusters)
-    assert uses_classifier(LogisticRegression(), 1, n_clusters)
+    assert not uses_classifier("auto", threshold - 1, 100, n_clusters)
+    assert uses_classifier("auto", threshold, 100, n_clusters)
+    assert not uses_classifier(None, 10 * threshold, 100, n_clusters)
+    assert uses_classifier(LogisticRegression(), 1, 0, n_clusters)
+
+
+def test_auto_uses_the_classifier_from_one_percent_of_samples_in_no_link():
+    # 990 seeds: 10 samples in no link are 1 % of 1,000, 9 are less
+    assert MIN_UNLINKED_SHARE == 0.01
+    assert uses_classifier("auto", 990, 10, 3)
+    assert not uses_classifier("auto", 990, 9, 3)
+    assert not uses_classifier("auto", 990, 0, 3)
+    # a classifier the user gives is used whatever the share
+    assert uses_classifier(LogisticRegression(), 990, 1, 3)
 
 
 def test_classifier_probabilities_place_columns_by_cluster_number():

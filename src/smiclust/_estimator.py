@@ -1414,7 +1414,8 @@ default=None
         testable = (self.spreading == "auto" and params is not None
                     and groups is not None)
         if ((testable or not isinstance(self.classifier, str))
-                and uses_classifier(self.classifier, int(seeded.sum()), c)
+                and uses_classifier(self.classifier, int(seeded.sum()),
+                                    int((~seeded).sum()), c)
                 and np.unique(solution.labels[seeded]).size >= 2):
             start = time.perf_counter()
             classifier, trained_order = self._seed_classifier(

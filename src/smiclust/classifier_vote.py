@@ -34,7 +34,10 @@ labelled images each), so it is not tried with fewer than
 :data:`MIN_SEEDS_PER_CLUSTER` seeds per cluster on average (research notes,
 "A classifier on the linked samples votes on the others", "The classifier's
 vote chosen by held-out linked samples", "The classifier alone as a third
-choice of the held-out seeds").
+choice of the held-out seeds"). Nor is it tried when fewer than
+:data:`MIN_UNLINKED_SHARE` of the samples are in no link: its vote could
+change no more labels than that, and its forest, trained on every linked
+sample, would cost most of the fit (rule FS).
 
 Prior validation of inputs is assumed.
 """
@@ -50,6 +53,7 @@ from .consensus import cluster_mapping
 
 __all__ = [
     "MIN_SEEDS_PER_CLUSTER",
+    "MIN_UNLINKED_SHARE",
     "VOTE_WEIGHT",
     "default_classifier",
     "uses_classifier",
@@ -65,6 +69,11 @@ __all__ = [
 #: Seeds per cluster (on average) below which ``classifier="auto"`` leaves
 #: the samples in no link to the spread scores alone.
 MIN_SEEDS_PER_CLUSTER = 3
+
+#: Share of the samples in no link below which ``classifier="auto"`` leaves
+#: them to the spread scores alone: its vote could change at most this share
+#: of the labels, and its forest is trained on all the others.
+MIN_UNLINKED_SHARE = 0.01
 
 #: Trees of the default random forest.
 N_TREES = 100
@@ -82,17 +91,20 @@ def default_classifier(random_state):
                                   oob_score=True, n_jobs=1)
 
 
-def uses_classifier(classifier, n_seeds, n_clusters):
-    """Whether a classifier is tried on a fit with ``n_seeds`` seeds.
+def uses_classifier(classifier, n_seeds, n_unlinked, n_clusters):
+    """Whether a classifier is tried on a fit with ``n_seeds`` seeds and
+    ``n_unlinked`` samples in no link.
 
     ``None`` never; ``"auto"`` when ``n_seeds >= MIN_SEEDS_PER_CLUSTER *
-    n_clusters`` (held-out seeds then decide whether it votes); a classifier
-    given by the user always (and it always votes).
+    n_clusters`` and ``n_unlinked >= MIN_UNLINKED_SHARE * (n_seeds +
+    n_unlinked)`` (held-out seeds then decide whether it votes); a
+    classifier given by the user always (and it always votes).
     """
     if classifier is None:
         return False
     if isinstance(classifier, str):
-        return n_seeds >= MIN_SEEDS_PER_CLUSTER * n_clusters
+        return (n_seeds >= MIN_SEEDS_PER_CLUSTER * n_clusters
+                and n_unlinked >= MIN_UNLINKED_SHARE * (n_seeds + n_unlinked))
     return True
 
 

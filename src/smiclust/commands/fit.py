@@ -244,7 +244,8 @@ def add_parser(subparsers):
                             "linked rows votes with them, or labels them "
                             "alone, where held-out linked rows show it "
                             "better; tried from a few linked rows per cluster, "
-                            "smiclust.classifier_vote.MIN_SEEDS_PER_CLUSTER)")
+                            "smiclust.classifier_vote.MIN_SEEDS_PER_CLUSTER, "
+                            "when at least 1%% of the rows are in no link)")
     model.add_argument("--no-consensus", dest="consensus", action="store_false",
                        help="label by the chosen candidate alone, not by the "
                             "vote of the best candidate of every n_neighbors")
