@@ -428,7 +428,8 @@ class SMIClustering(BaseLinkClustering):
         likewise. The graph sees the data's clusters, the classifier
         the class boundaries the links show where they are not clusters.
         ``"auto"``: a random forest of 100 trees, tried when the links hold
-        at least 3 samples per cluster on average and ``spreading="auto"``,
+        at least 3 samples per cluster on average, at least 1 % of the
+        samples are in no link (rule FS) and ``spreading="auto"``,
         and used only when held-out linked samples show it better: in the
         folds that choose the spreading weight, its out-of-bag probabilities
         label the held-out samples alone and in an equal vote with the spread
@@ -1008,7 +1009,7 @@ default=None
             links = replace(links, count_cannot_links=True)
         K = kernel_from_neighbors(graph, t, kernel)
         solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed,
-                               kernel)
+                               kernel, kept=False)
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
             votes = None
@@ -1075,22 +1076,25 @@ default=None
         return cache[key][2]
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
-               kernel="local-scaling"):
-        """:func:`~smiclust.solver.solve_links` with the fit's solver options;
-        the eigen-solve kept for the rest of the fit, so a refit on the same
-        kernel and groups (rule DG's, which labels them keeping every
-        cannot-link) only labels it again."""
+               kernel="local-scaling", kept=True):
+        """:func:`~smiclust.solver.solve_links` with the fit's solver options.
+        ``kept``: the eigen-solve is kept for the rest of the fit, without
+        its ``affinity`` and ``graph`` (``None`` in the result), so a refit
+        on the same kernel and groups (rule DG's, which labels them keeping
+        every cannot-link) only labels it again; ``False`` for the solve
+        whose matrices the fit stores."""
         options = dict(eigen_solver=self.eigen_solver, random_state=solver_seed,
                        tol=self._tol(kernel, n_clusters), max_iter=self.max_iter,
                        rotate=self._rotates(n_clusters))
         cache = getattr(self, "_solves", None)
-        if cache is None:
+        if cache is None or not kept:
             return solve_links(K, links, n_clusters, gamma, eta, **options)
         key = (operator_digest(K, links), n_clusters, float(gamma), float(eta),
                tuple(sorted(options.items())))
         if key not in cache:
-            cache[key] = solve_link_operator(K, links, n_clusters, gamma, eta,
-                                             **options)
+            cache[key] = replace(
+                solve_link_operator(K, links, n_clusters, gamma, eta, **options),
+                affinity=None, graph=None)
         return closed_link_labels(cache[key], links, n_clusters)
 
     def _tol(self, kernel, n_clusters):
