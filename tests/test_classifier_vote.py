@@ -305,3 +305,76 @@ def test_bad_classifier_is_refused_by_name(value, error):
     X, y = _one_informative_feature(n=60, seed=10)
     with pytest.raises(error, match="'classifier'"):
         SMIClustering(2, classifier=value).fit(X)
+
+
+def test_a_fit_with_every_sample_linked_predicts_by_the_forest_where_it_sees_more():
+    # rule PF4: every training sample labelled, one informative feature
+    # among noise features: the forest's out-of-bag labels beat the paper's
+    # rule and the neighbours' vote held out, so new samples take the forest
+    # (trained on every sample with its label, seeded from the fit)
+    X, y = _one_informative_feature(n=400, seed=6)
+    train, new = slice(0, 300), slice(300, None)
+    model = SMIClustering(2, random_state=0).fit(X[train], partial_labels=y[train])
+    assert model.spread_from_ == "none" and model._linked_fit_rule is None
+    proba = model.predict_proba(X[new])
+    kind, forest = model._linked_fit_rule
+    assert kind == "forest"
+    order = training_order(X[train], model.labels_)
+    by_hand = RandomForestClassifier(n_estimators=100, oob_score=True, n_jobs=1,
+                                     random_state=model._new_sample_seed)
+    by_hand.fit(X[train][order], model.labels_[order])
+    np.testing.assert_allclose(proba, classifier_probabilities(by_hand, X[new], 2))
+    np.testing.assert_array_equal(model.predict(X[new]), proba.argmax(axis=1))
+    assert model._linked_fit_rule[1] is forest  # kept
+    # the paper's rule (no classifier) hears the noise features
+    plain = SMIClustering(2, classifier=None, random_state=0).fit(
+        X[train], partial_labels=y[train])
+    np.testing.assert_array_equal(plain.labels_, model.labels_)
+    by_forest = adjusted_rand_score(y[new], model.predict(X[new]))
+    by_response = adjusted_rand_score(y[new], plain.predict(X[new]))
+    assert by_forest > 0.8 and by_forest > by_response + 0.3
+    # a new fit drops the choice
+    model.fit(X[train], partial_labels=y[train])
+    assert model._linked_fit_rule is None
+
+
+def test_a_fit_with_every_sample_linked_takes_the_option_best_held_out():
+    # rule PF4 by hand on two moons with every sample labelled: the paper's
+    # rule with each training sample passed as new without its own kernel
+    # entry, the neighbours' vote of the others, the forest's out-of-bag
+    # labels, by ARI against the fitted labels; the first of the highest
+    from smiclust.kernels import local_scaling_cross_kernel
+    from smiclust.score_spreading import left_out_neighbour_labels
+
+    X, y = make_moons(260, noise=0.05, random_state=1)
+    train, new = slice(0, 200), slice(200, None)
+    model = SMIClustering(2, n_neighbors=7, random_state=0).fit(
+        X[train], partial_labels=y[train])
+    labels = model.predict(X[new])
+    kind, _ = model._linked_fit_rule
+    K = local_scaling_cross_kernel(X[train], X[train], model.local_scales_, 7)
+    off = K.toarray() - np.diag(K.toarray().diagonal())
+    safe = np.where(model._normalizer > 0, model._normalizer, 1.0)
+    paper = [np.argmax(off[i] @ model.dual_coef_ / safe) for i in range(200)]
+    left_out, _ = left_out_neighbour_labels(K, model.labels_, 2)
+    forest, order = fit_seed_classifier("auto", X[train], model.labels_,
+                                        model._new_sample_seed)
+    oob = out_of_bag_probabilities(forest, 2).argmax(axis=1)
+    agreement = [adjusted_rand_score(model.labels_, paper),
+                 adjusted_rand_score(model.labels_, left_out),
+                 adjusted_rand_score(model.labels_[order], oob)]
+    assert kind == ["paper", "neighbours", "forest"][int(np.argmax(agreement))]
+    assert kind == "paper" and agreement[0] == 1.0  # the paper's rule: all right
+    plain = SMIClustering(2, n_neighbors=7, classifier=None, random_state=0).fit(
+        X[train], partial_labels=y[train])
+    np.testing.assert_array_equal(labels, plain.predict(X[new]))
+    assert adjusted_rand_score(y[new], labels) == 1.0
+    # fits with samples in no link, classifier=None or spreading=0 keep today's
+    partial = np.where(np.arange(200) % 2 == 0, y[train], -1)
+    assert not SMIClustering(2, random_state=0).fit(
+        X[train], partial_labels=partial)._every_sample_linked()
+    for params in (dict(classifier=None), dict(spreading=0.0),
+                   dict(links="paper")):
+        fit = SMIClustering(2, random_state=0, **params).fit(
+            X[train], partial_labels=y[train])
+        assert not fit._every_sample_linked()

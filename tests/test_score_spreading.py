@@ -393,3 +393,25 @@ def test_auto_spreading_takes_the_larger_weight_where_held_out_seeds_need_it():
     half = SMIClustering(12, spreading=0.5, **kw).fit(X, partial_labels=partial)
     assert (adjusted_rand_score(y[free], auto.labels_[free])
             > adjusted_rand_score(y[free], half.labels_[free]) + 0.01)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_left_out_neighbour_labels_equal_a_loop_over_the_samples(seed):
+    from smiclust.score_spreading import left_out_neighbour_labels
+
+    rng = np.random.RandomState(seed)
+    n, c = 30, 3
+    dense = rng.rand(n, n) * (rng.rand(n, n) < 0.2)
+    dense[rng.rand(n) < 0.1] = 0.0  # rows no other sample reaches
+    labels = rng.randint(0, c, size=n)
+    left_out, degree = left_out_neighbour_labels(sp.csr_matrix(dense), labels, c)
+    off = dense - np.diag(np.diag(dense))
+    d = off.sum(axis=1)
+    np.testing.assert_allclose(degree, d)
+    for i in range(n):
+        votes = np.zeros(c)
+        for j in range(n):
+            if j != i and off[i, j] > 0 and d[j] > 0:  # d_j = 0: weight 0
+                votes[labels[j]] += off[i, j] / np.sqrt(d[j])
+        expected = np.argmax(votes) if votes.sum() > 0 else -1
+        assert left_out[i] == expected

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import BaseLinkClustering
@@ -70,6 +71,7 @@ from .score_spreading import (
     closed_link_agreement,
     held_out_seed_agreement,
     kernel_degrees,
+    left_out_neighbour_labels,
     spread_labels,
     spread_new_rows,
     start_scale,
@@ -854,6 +856,10 @@ default=None
             del self._sl_labellings, self._solves, self._classifiers
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
+        # what labels new samples when every training sample is linked
+        # (rule PF4): chosen at the first predict, seeded from this fit
+        self._linked_fit_rule = None
+        self._new_sample_seed = solver_seed
         return self
 
     def _fit_links(self, inputs, links, graph, t_grid, seeds, tested, auto_c,
@@ -1561,10 +1567,48 @@ default=None
                      f"{second} labels them better){kept}")
         return alpha, pvalue, weight
 
+    def _every_sample_linked(self):
+        """Whether new samples take rule PF4's choice: the default's closed
+        links with ``classifier="auto"`` and a spreading weight, and every
+        training sample linked (so nothing was spread)."""
+        return (getattr(self, "links_", None) == "closure"
+                and isinstance(self.classifier, str) and self.spreading != 0
+                and self._spread is None and self.n_clusters_ > 1
+                and hasattr(self, "_new_sample_seed"))
+
+    def _choose_linked_fit_rule(self, X_fit, sigma):
+        """Rule PF4: ``("paper", None)``, ``("neighbours", degree)`` or
+        ``("forest", model)``, whichever labels the training samples best
+        held out, by the adjusted Rand index of the held-out labels against
+        ``labels_`` (a class of 90 % does not decide, as it would a count
+        of samples right): the paper's rule with each training sample passed
+        as new and its own kernel entry removed, the neighbours' vote of the
+        others (:func:`~smiclust.score_spreading.left_out_neighbour_labels`),
+        the default forest's out-of-bag labels. Ties go to the paper's rule,
+        then to the neighbours."""
+        c, labels = self.n_clusters_, self.labels_
+        K = local_scaling_cross_kernel(X_fit, X_fit, sigma, self.n_neighbors_)
+        left_out, degree = left_out_neighbour_labels(K, labels, c)
+        if getattr(self, "_fit_degrees", None) is not None:
+            K = degree_normalized_cross_kernel(K, self._fit_degrees)
+        K = (K - sp.diags(K.diagonal())).tocsr()
+        safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
+        paper = np.argmax(np.asarray(K @ self.dual_coef_) / safe, axis=1)
+        forest, order = fit_seed_classifier("auto", X_fit, labels,
+                                            self._new_sample_seed)
+        oob = out_of_bag_probabilities(forest, c)
+        agreement = [adjusted_rand_score(labels, paper),
+                     adjusted_rand_score(labels, left_out),
+                     adjusted_rand_score(labels[order], np.argmax(oob, axis=1))]
+        best = int(np.argmax(agreement))  # the first of the highest
+        return [("paper", None), ("neighbours", degree), ("forest", forest)][best]
+
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
         normalised scores and, when the fit spread its scores, their spread
-        scores (else ``None``)."""
+        scores; when every training sample is linked, rule PF4's scores
+        (the forest's probabilities or the neighbours' votes); else
+        ``None``."""
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
@@ -1580,6 +1624,18 @@ default=None
         R = np.asarray(Kx @ self.dual_coef_)
         scores, _ = cluster_scores(R, self._normalizer)
         spread = self._spread
+        if spread is None and self._every_sample_linked():
+            if self._linked_fit_rule is None:
+                self._linked_fit_rule = self._choose_linked_fit_rule(X_fit, sigma)
+            kind, fitted = self._linked_fit_rule
+            c = self.n_clusters_
+            if kind == "paper":
+                return R, scores, None
+            if kind == "forest":
+                return R, scores, classifier_probabilities(fitted, X, c)
+            return R, scores, spread_new_rows(
+                Kx, np.zeros_like(scores), np.eye(c)[self.labels_], fitted, 1.0,
+                AUTO_ALPHAS[0])
         if spread is None:
             return R, scores, None
         start = np.zeros_like(scores) if spread.neighbours_only else scores
@@ -1595,6 +1651,19 @@ default=None
         samples' spread scores
         (:func:`smiclust.score_spreading.spread_new_rows`), so that a
         training sample passed as new gets (nearly always) its ``labels_``.
+        When every training sample is linked (nothing was spread), with the
+        default's closed links, ``classifier="auto"`` and a spreading
+        weight, by the paper's rule, the vote of the new sample's training
+        neighbours' ``labels_``, or a random forest trained on every
+        training sample with its ``labels_``, whichever labels the training
+        samples best held out by the adjusted Rand index (each passed as new
+        without its own kernel entry, the neighbours' vote of the others,
+        the forest's out-of-bag labels; ties to the paper's rule, then the
+        neighbours); chosen, and
+        the forest trained, at the first call to ``predict`` or
+        ``predict_proba`` and kept until the next fit (rule PF4 of
+        docs/beyond-the-paper/research-notes.md). A new sample no training
+        sample reaches keeps the paper's rule.
 
         Parameters
         ----------
@@ -1619,8 +1688,10 @@ default=None
         \sum_i\max(0,[\tilde\phi_y]_i)`, rows scaled to sum 1; when the fit
         spread its scores, the new samples' spread scores
         (:func:`smiclust.score_spreading.spread_new_rows`) instead, rows
-        scaled to sum 1. A sample with no positive score (far from every
-        cluster) gets the uniform distribution.
+        scaled to sum 1; when every training sample is linked, the scores of
+        :meth:`predict`'s choice (the forest's probabilities or the
+        neighbours' votes), rows scaled to sum 1. A sample with no positive
+        score (far from every cluster) gets the uniform distribution.
 
         Returns
         -------

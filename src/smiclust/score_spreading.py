@@ -45,6 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "left_out_neighbour_labels",
     "SEED_ONLY_AGREEMENT",
     "AUTO_ALPHAS",
     "AUTO_LEVEL",
@@ -274,6 +275,44 @@ def spread_new_rows(K_new, scores_new, F, degree, scale, alpha):
     heard = own[:, None] * np.asarray(K_new @ (_inverse_sqrt(degree)[:, None] * F))
     own_start = np.asarray(scores_new, dtype=np.float64) / scale
     return (1.0 - alpha) * own_start + alpha * heard
+
+
+def left_out_neighbour_labels(K, labels, n_clusters):
+    r"""Each sample labelled by the vote of the others, as a new sample would
+    be by :func:`spread_new_rows` from the one-hot labels without start
+    scores.
+
+    .. math::
+
+        \hat y_i = \arg\max_c \sum_{j \ne i} \frac{K_{ij}}{\sqrt{d_j}}
+        [y_j = c],\qquad d_j = \sum_{l \ne j} K_{jl},
+
+    (the new sample's own degree scales the row, not its argmax); ``-1``
+    for a sample no other reaches.
+
+    Parameters
+    ----------
+    K : sparse matrix of shape (n, n)
+        Kernel of the samples (its diagonal is ignored).
+    labels : ndarray of shape (n,)
+        ``0 .. n_clusters - 1``.
+    n_clusters : int
+
+    Returns
+    -------
+    left_out : ndarray of shape (n,)
+    degree : ndarray of shape (n,)
+        :math:`d`, for :func:`spread_new_rows`.
+    """
+    K = sp.csr_matrix(K, dtype=np.float64)
+    K = (K - sp.diags(K.diagonal())).tocsr()
+    K.eliminate_zeros()
+    degree = np.asarray(K.sum(axis=1)).ravel()
+    Y = np.eye(n_clusters)[labels]
+    F = np.asarray(K @ (_inverse_sqrt(degree)[:, None] * Y))
+    left_out = np.argmax(F, axis=1)
+    left_out[F.sum(axis=1) <= 0] = -1
+    return left_out, degree
 
 
 def held_out_seed_agreement(labels, groups, held, train):
