@@ -1626,7 +1626,12 @@ default=None
         spread = self._spread
         if spread is None and self._every_sample_linked():
             if self._linked_fit_rule is None:
+                start = time.perf_counter()
                 self._linked_fit_rule = self._choose_linked_fit_rule(X_fit, sigma)
+                if time.perf_counter() - start > 1.0:  # a step the user waits for
+                    progress(self.verbose, f"new samples: {self._linked_fit_rule[0]} "
+                             f"chosen by held-out training labels in "
+                             f"{time.perf_counter() - start:.0f} s")
             kind, fitted = self._linked_fit_rule
             c = self.n_clusters_
             if kind == "paper":
