@@ -372,9 +372,26 @@ def test_a_fit_with_every_sample_linked_takes_the_option_best_held_out():
     # fits with samples in no link, classifier=None or spreading=0 keep today's
     partial = np.where(np.arange(200) % 2 == 0, y[train], -1)
     assert not SMIClustering(2, random_state=0).fit(
-        X[train], partial_labels=partial)._every_sample_linked()
+        X[train], partial_labels=partial)._predicts_by_choice()
     for params in (dict(classifier=None), dict(spreading=0.0),
                    dict(links="paper")):
         fit = SMIClustering(2, random_state=0, **params).fit(
             X[train], partial_labels=y[train])
-        assert not fit._every_sample_linked()
+        assert not fit._predicts_by_choice()
+
+
+def test_fewer_than_one_percent_in_no_link_predict_by_the_choice_too():
+    # rule PF5: where rule FS trains no forest (0 < samples in no link < 1 %)
+    # new samples take the same held-out choice as when every sample is linked
+    X, y = _one_informative_feature(n=400, seed=6)
+    train, new = slice(0, 300), slice(300, None)
+    for n_unlabelled, chosen in ((2, True), (3, False)):  # 0.7 % and 1 %
+        partial = y[train].copy()
+        partial[:n_unlabelled] = -1
+        model = SMIClustering(2, random_state=0).fit(X[train], partial_labels=partial)
+        assert model.spread_from_ != "none"  # the few were spread to
+        assert model._predicts_by_choice() is chosen
+        if chosen:
+            model.predict(X[new])
+            assert model._linked_fit_rule[0] == "forest"
+            assert adjusted_rand_score(y[new], model.predict(X[new])) > 0.8

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .base import BaseLinkClustering
 from .baselines._spectral_learning import spectral_learning_labels
 from .classifier_vote import (
+    MIN_UNLINKED_SHARE,
     VOTE_WEIGHT,
     chosen_weight,
     classifier_probabilities,
@@ -856,10 +857,13 @@ default=None
             del self._sl_labellings, self._solves, self._classifiers
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
-        # what labels new samples when every training sample is linked
-        # (rule PF4): chosen at the first predict, seeded from this fit
+        # what labels new samples when (almost) every training sample is
+        # linked (rules PF4, PF5): chosen at the first predict, seeded from
+        # this fit
         self._linked_fit_rule = None
         self._new_sample_seed = solver_seed
+        self._unlinked_share = float(unlinked_mask(
+            inputs.n_samples, inputs.must_link, inputs.cannot_link).mean())
         return self
 
     def _fit_links(self, inputs, links, graph, t_grid, seeds, tested, auto_c,
@@ -1567,14 +1571,16 @@ default=None
                      f"{second} labels them better){kept}")
         return alpha, pvalue, weight
 
-    def _every_sample_linked(self):
+    def _predicts_by_choice(self):
         """Whether new samples take rule PF4's choice: the default's closed
-        links with ``classifier="auto"`` and a spreading weight, and every
-        training sample linked (so nothing was spread)."""
+        links with ``classifier="auto"`` and a spreading weight, and fewer
+        than :data:`~smiclust.classifier_vote.MIN_UNLINKED_SHARE` of the
+        training samples in no link (rule PF5: where the fit trains no
+        forest for them, rule FS)."""
         return (getattr(self, "links_", None) == "closure"
                 and isinstance(self.classifier, str) and self.spreading != 0
-                and self._spread is None and self.n_clusters_ > 1
-                and hasattr(self, "_new_sample_seed"))
+                and self.n_clusters_ > 1 and hasattr(self, "_new_sample_seed")
+                and self._unlinked_share < MIN_UNLINKED_SHARE)
 
     def _choose_linked_fit_rule(self, X_fit, sigma):
         """Rule PF4: ``("paper", None)``, ``("neighbours", degree)`` or
@@ -1606,7 +1612,8 @@ default=None
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
         normalised scores and, when the fit spread its scores, their spread
-        scores; when every training sample is linked, rule PF4's scores
+        scores; when (almost) every training sample is linked, rule PF4's
+        scores
         (the forest's probabilities or the neighbours' votes); else
         ``None``."""
         check_is_fitted(self)
@@ -1624,7 +1631,7 @@ default=None
         R = np.asarray(Kx @ self.dual_coef_)
         scores, _ = cluster_scores(R, self._normalizer)
         spread = self._spread
-        if spread is None and self._every_sample_linked():
+        if self._predicts_by_choice():
             if self._linked_fit_rule is None:
                 start = time.perf_counter()
                 self._linked_fit_rule = self._choose_linked_fit_rule(X_fit, sigma)
@@ -1656,17 +1663,17 @@ default=None
         samples' spread scores
         (:func:`smiclust.score_spreading.spread_new_rows`), so that a
         training sample passed as new gets (nearly always) its ``labels_``.
-        When every training sample is linked (nothing was spread), with the
-        default's closed links, ``classifier="auto"`` and a spreading
-        weight, by the paper's rule, the vote of the new sample's training
-        neighbours' ``labels_``, or a random forest trained on every
-        training sample with its ``labels_``, whichever labels the training
-        samples best held out by the adjusted Rand index (each passed as new
-        without its own kernel entry, the neighbours' vote of the others,
-        the forest's out-of-bag labels; ties to the paper's rule, then the
-        neighbours); chosen, and
+        When every training sample is linked, or all but fewer than 1 %
+        (where the fit trains no forest), with the default's closed links,
+        ``classifier="auto"`` and a spreading weight, by the paper's rule,
+        the vote of the new sample's training neighbours' ``labels_``, or a
+        random forest trained on every training sample with its
+        ``labels_``, whichever labels the training samples best held out by
+        the adjusted Rand index (each passed as new without its own kernel
+        entry, the neighbours' vote of the others, the forest's out-of-bag
+        labels; ties to the paper's rule, then the neighbours); chosen, and
         the forest trained, at the first call to ``predict`` or
-        ``predict_proba`` and kept until the next fit (rule PF4 of
+        ``predict_proba`` and kept until the next fit (rules PF4 and PF5 of
         docs/beyond-the-paper/research-notes.md). A new sample no training
         sample reaches keeps the paper's rule.
 
@@ -1693,8 +1700,8 @@ default=None
         \sum_i\max(0,[\tilde\phi_y]_i)`, rows scaled to sum 1; when the fit
         spread its scores, the new samples' spread scores
         (:func:`smiclust.score_spreading.spread_new_rows`) instead, rows
-        scaled to sum 1; when every training sample is linked, the scores of
-        :meth:`predict`'s choice (the forest's probabilities or the
+        scaled to sum 1; when (almost) every training sample is linked, the
+        scores of :meth:`predict`'s choice (the forest's probabilities or the
         neighbours' votes), rows scaled to sum 1. A sample with no positive
         score (far from every cluster) gets the uniform distribution.
 
