@@ -1484,17 +1484,19 @@ default=None
         seed, is kept for the rest of the fit (the entry holds ``inputs.X``
         itself, so no other array takes its id while it lives)."""
         X = inputs.X
-        key = (id(X), inputs.exponent, seeded.tobytes(), seed_labels.dtype.str,
-               seed_labels.tobytes(), solver_seed)
-        cache = getattr(self, "_classifiers", None)
-        if not isinstance(self.classifier, str) or cache is None:
+
+        def trained():
             return fit_seed_classifier(
                 self.classifier, at_unit_scale(X[seeded], inputs.exponent),
                 seed_labels, solver_seed)
+
+        cache = getattr(self, "_classifiers", None)
+        if not isinstance(self.classifier, str) or cache is None:
+            return trained()
+        key = (id(X), inputs.exponent, seeded.tobytes(), seed_labels.dtype.str,
+               seed_labels.tobytes(), solver_seed)
         if key not in cache:
-            cache[key] = (X, fit_seed_classifier(
-                self.classifier, at_unit_scale(X[seeded], inputs.exponent),
-                seed_labels, solver_seed))
+            cache[key] = (X, trained())
         return cache[key][1]
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
@@ -1613,9 +1615,9 @@ default=None
         """Responses of new samples (the paper's rule), their clipped,
         normalised scores and, when the fit spread its scores, their spread
         scores; when (almost) every training sample is linked, rule PF4's
-        scores
-        (the forest's probabilities or the neighbours' votes); else
-        ``None``."""
+        scores (the forest's probabilities or the neighbours' votes); else
+        ``None``. With the forest, which scores every new sample, the
+        responses and their scores are not computed (``None``)."""
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
@@ -1623,6 +1625,10 @@ default=None
         e = self._x_exponent  # neighbours and kernels at the unit scale of fit
         X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
         sigma = at_unit_scale(self.local_scales_, e)
+        c = self.n_clusters_
+        kind, fitted = self._linked_rule(X_fit, sigma)
+        if kind == "forest":
+            return None, None, classifier_probabilities(fitted, X, c)
         Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
         # the kernel of the fit is normalised (models saved before the
         # normalised kernel existed have no degrees: the paper's kernel)
@@ -1630,30 +1636,32 @@ default=None
             Kx = degree_normalized_cross_kernel(Kx, self._fit_degrees)
         R = np.asarray(Kx @ self.dual_coef_)
         scores, _ = cluster_scores(R, self._normalizer)
-        spread = self._spread
-        if self._predicts_by_choice():
-            if self._linked_fit_rule is None:
-                start = time.perf_counter()
-                self._linked_fit_rule = self._choose_linked_fit_rule(X_fit, sigma)
-                if time.perf_counter() - start > 1.0:  # a step the user waits for
-                    progress(self.verbose, f"new samples: {self._linked_fit_rule[0]} "
-                             f"chosen by held-out training labels in "
-                             f"{time.perf_counter() - start:.0f} s")
-            kind, fitted = self._linked_fit_rule
-            c = self.n_clusters_
-            if kind == "paper":
-                return R, scores, None
-            if kind == "forest":
-                return R, scores, classifier_probabilities(fitted, X, c)
+        if kind == "neighbours":
             return R, scores, spread_new_rows(
                 Kx, np.zeros_like(scores), np.eye(c)[self.labels_], fitted, 1.0,
                 AUTO_ALPHAS[0])
-        if spread is None:
+        spread = self._spread
+        if kind == "paper" or spread is None:
             return R, scores, None
         start = np.zeros_like(scores) if spread.neighbours_only else scores
         F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
                             spread.alpha)
         return R, scores, spread.vote(F, X)
+
+    def _linked_rule(self, X_fit, sigma):
+        """Rule PF4's choice for new samples (:meth:`_choose_linked_fit_rule`,
+        made at the first call and kept until the next fit) when
+        :meth:`_predicts_by_choice`, else ``(None, None)``."""
+        if not self._predicts_by_choice():
+            return None, None
+        if self._linked_fit_rule is None:
+            start = time.perf_counter()
+            self._linked_fit_rule = self._choose_linked_fit_rule(X_fit, sigma)
+            if time.perf_counter() - start > 1.0:  # a step the user waits for
+                progress(self.verbose, f"new samples: {self._linked_fit_rule[0]} "
+                         f"chosen by held-out training labels in "
+                         f"{time.perf_counter() - start:.0f} s")
+        return self._linked_fit_rule
 
     def predict(self, X):
         """Cluster of new samples.
@@ -1686,6 +1694,8 @@ default=None
         labels : ndarray of shape (n_queries,)
         """
         R, _, F = self._new_scores(X)
+        if R is None:  # the forest scores every sample
+            return np.argmax(F, axis=1)
         safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
         labels = np.argmax(R / safe, axis=1)
         if F is not None:
@@ -1710,6 +1720,8 @@ default=None
         proba : ndarray of shape (n_queries, n_clusters)
         """
         _, scores, F = self._new_scores(X)
+        if scores is None:  # the forest's rows, each with a positive sum
+            return row_probabilities(F, F)
         uniform = np.full_like(scores, 1.0 / scores.shape[1])
         paper = row_probabilities(scores, uniform)
         return paper if F is None else row_probabilities(F, paper)
