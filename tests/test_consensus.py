@@ -176,76 +176,74 @@ def test_two_clusters_never_vote():
     assert adjusted_rand_score(y, voted.labels_) > 0.8
 
 
-def test_refit_on_the_same_groups_reuses_spectral_learning_labellings(monkeypatch):
-    # rule DG's refit (forced here) votes again on the same graph and groups:
-    # SL's labellings are computed once per t, and nothing stays after fit
+def test_blind_data_are_decided_before_the_fit_with_the_links(monkeypatch):
+    # rule DG (forced here) is decided from the search's n_neighbors alone:
+    # the fit with the links runs once, keeping every cannot-link (one vote,
+    # SL's labellings once per t, one forest), and nothing stays after fit
     monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", np.inf)
-    calls, votes = [], []
+    calls, votes, forests, kept_flags = [], [], [], []
     real_labels = estimator_module.spectral_learning_labels
     real_vote = estimator_module.SMIClustering._vote
+    real_forest = estimator_module.fit_seed_classifier
 
     def labels_spy(K, groups, n_clusters, **options):
         calls.append(K.shape)
         return real_labels(K, groups, n_clusters, **options)
 
-    def vote_spy(self, *args, **kwargs):
+    def vote_spy(self, inputs, links, *args, **kwargs):
         votes.append(1)
-        return real_vote(self, *args, **kwargs)
+        kept_flags.append(links.keep_cannot_links)
+        return real_vote(self, inputs, links, *args, **kwargs)
+
+    def forest_spy(classifier, X, labels, random_state):
+        forests.append(1)
+        return real_forest(classifier, X, labels, random_state)
 
     monkeypatch.setattr(estimator_module, "spectral_learning_labels", labels_spy)
     monkeypatch.setattr(estimator_module.SMIClustering, "_vote", vote_spy)
+    monkeypatch.setattr(estimator_module, "fit_seed_classifier", forest_spy)
     X, y, must, cannot = _problem(3)
     model = SMIClustering(4, n_neighbors=[3, 5, 8], random_state=0,
                           link_test_level=0, spreading=0).fit(
         X, must_link=must, cannot_link=cannot)
-    assert model.links_agreement_z_ < np.inf and len(votes) == 2
-    assert len(calls) == 3
-    assert not hasattr(model, "_sl_labellings")
-    # a second fit computes them again
-    model.fit(X, must_link=must, cannot_link=cannot)
-    assert len(calls) == 6
+    assert model.links_agreement_z_ < np.inf
+    assert votes == [1] and kept_flags == [True] and len(calls) == 3
+    partial = np.full(len(y), -1)
+    known = np.random.RandomState(0).choice(len(y), 40, replace=False)
+    partial[known] = y[known]
+    forests.clear()
+    model = SMIClustering(4, n_neighbors=[3, 5, 8], random_state=0,
+                          link_test_level=0).fit(X, partial_labels=partial)
+    assert model.links_agreement_z_ < np.inf and forests == [1]
+    assert not hasattr(model, "_solves")
 
 
-def test_refit_on_the_same_groups_solves_and_trains_once(monkeypatch):
-    # rule DG's refit (forced here) labels the same kernels and groups again:
-    # each eigen-solve runs once, each forest once per set of seed labels,
-    # and the fit is the one without the kept solves (every key missed)
+def test_an_eigen_solve_asked_again_is_labelled_from_the_kept_one(monkeypatch):
+    # rule DG's check solves SMIC without links at the searched n_neighbors,
+    # and the spreading asks for the same solve: it runs once, and the fit
+    # equals the one where every solve is computed afresh (every key missed)
     monkeypatch.setattr(estimator_module, "BLIND_DATA_Z", np.inf)
-    solves, forests = [], []
+    solves = []
     real_solve = estimator_module.solve_link_operator
-    real_forest = estimator_module.fit_seed_classifier
 
     def solve_spy(K, links, *args, **options):
         solves.append(1)
         return real_solve(K, links, *args, **options)
 
-    def forest_spy(classifier, X, labels, random_state):
-        forests.append(np.asarray(labels).tobytes())
-        return real_forest(classifier, X, labels, random_state)
-
     monkeypatch.setattr(estimator_module, "solve_link_operator", solve_spy)
-    monkeypatch.setattr(estimator_module, "fit_seed_classifier", forest_spy)
     X, y, _, _ = _problem(3)
     partial = np.full(len(y), -1)
     known = np.random.RandomState(0).choice(len(y), 40, replace=False)
     partial[known] = y[known]
     params = dict(n_neighbors=[3, 5, 8], random_state=0, link_test_level=0)
     kept = SMIClustering(4, **params).fit(X, partial_labels=partial)
-    assert kept.links_agreement_z_ < np.inf and len(forests) >= 1
-    assert len(forests) == len(set(forests))
-    assert not hasattr(kept, "_solves") and not hasattr(kept, "_classifiers")
+    assert kept.links_agreement_z_ < np.inf
     n_kept = len(solves)
     solves.clear()
-    forests.clear()
     unique = iter(range(10**6))
     monkeypatch.setattr(estimator_module, "operator_digest",
                         lambda K, links: next(unique))
-    monkeypatch.setattr(estimator_module.SMIClustering, "_seed_classifier",
-                        lambda self, inputs, seeded, labels, seed: forest_spy(
-                            self.classifier, estimator_module.at_unit_scale(
-                                inputs.X[seeded], inputs.exponent), labels, seed))
     fresh = SMIClustering(4, **params).fit(X, partial_labels=partial)
     assert len(solves) > n_kept
-    assert len(forests) > len(set(forests))
     assert_array_equal(fresh.labels_, kept.labels_)
     assert_allclose(fresh.proba_, kept.proba_, rtol=0, atol=0)

@@ -208,22 +208,32 @@ class _SpreadResult:
     """How a solve's samples in no link got their labels: ``source``,
     ``agreement``, ``alpha`` and ``pvalue`` become ``spread_from_``,
     ``link_agreement_``, ``spreading_`` and ``spreading_pvalue_``, ``rule``
-    (``None`` when nothing was spread) is what :meth:`predict` needs;
-    ``unlinked_labels``: SMIC's labels without links on the same kernel,
-    when ``agreement`` needed them (else ``None``)."""
+    (``None`` when nothing was spread) is what :meth:`predict` needs."""
 
     source: str
     agreement: float
     rule: _Spread | None
     alpha: float = 0.0
     pvalue: float = float("nan")
-    unlinked_labels: np.ndarray | None = None
     #: the classifier's vote rows of the samples in no link (what their
     #: labels are the argmax of), when a classifier voted
     vote_rows: np.ndarray | None = None
 
 
 _NO_SPREAD = _SpreadResult("none", float("nan"), None)
+
+
+@dataclass(frozen=True)
+class _GraphSearch:
+    """The candidates of one neighbour graph's parameter search, whether
+    ``n_neighbors`` was among the choices (``t_chosen``), the search
+    (``None`` with one candidate) and the chosen ``(n_neighbors, gamma,
+    eta)``."""
+
+    params: tuple
+    search: object
+    candidates: list
+    t_chosen: bool
 
 
 @dataclass(frozen=True)
@@ -845,16 +855,15 @@ default=None
         seeds = (solver_seed, lsmi_seed)
         tested = self._tests_links(inputs, partial_labels, given)
         self.link_test_pvalue_ = float("nan")
-        # Spectral Learning's labellings of the vote depend on the graph, t
-        # and the closed links' groups only, the eigen-solves on the kernel
-        # and the groups, the forest on its seeds: a refit on the same groups
-        # (rule DG's) takes them from here
-        self._sl_labellings, self._solves, self._classifiers = {}, {}, {}
+        # the eigen-solves depend on the kernel and the closed links' groups
+        # only: the fit keeps them, so that a solve asked for again (rule
+        # DG's check, then the spreading) only labels it
+        self._solves = {}
         try:
             self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
                             c_seed, test_seed)
         finally:
-            del self._sl_labellings, self._solves, self._classifiers
+            del self._solves
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
         # what labels new samples when (almost) every training sample is
@@ -868,22 +877,26 @@ default=None
 
     def _fit_links(self, inputs, links, graph, t_grid, seeds, tested, auto_c,
                    c_seed, test_seed):
-        """The fit on the links, then the refit keeping every cannot-link
-        where the data are blind to the links, and the fit without links
-        where the link test sets them aside."""
-        first = self._fit_graph(inputs, links, graph, t_grid, seeds)
+        """The fit on the links (keeping every cannot-link where the data are
+        blind to the links, at the parameters the links' own search chose),
+        then the fit without links where the link test sets them aside."""
         self.links_agreement_z_ = float("nan")
+        search = None
         if links.groups is not None and not links.keep_cannot_links and (
                 inputs.n_clusters >= 3 and len(inputs.cannot_link)):
             # data blind to the links: the scores cannot tell a wrong
-            # cannot-link from a right one, so every cannot-link is kept
+            # cannot-link from a right one, so every cannot-link is kept.
+            # Whether they are blind depends on the search's n_neighbors only:
+            # it is decided before any solve with the links.
+            kernel = self._searched_kernel()
+            planned = self._search_graph(inputs, links, graph, t_grid, seeds,
+                                         self.verbose, kernel=kernel)
+            search = planned.search
             self.links_agreement_z_ = self._links_agreement_z(
-                inputs, graph, seeds, first.spread.unlinked_labels)
+                inputs, graph, seeds[0], planned.params[0], kernel)
             if self.links_agreement_z_ < BLIND_DATA_Z:
-                # the parameters as searched, the labels keeping every
-                # cannot-link
-                kept = replace(links, keep_cannot_links=True)
-                self._fit_graph(inputs, kept, graph, t_grid, seeds, first.search)
+                links = replace(links, keep_cannot_links=True)
+        self._fit_graph(inputs, links, graph, t_grid, seeds, search)
         if tested:
             self.link_test_pvalue_ = self._link_test(
                 inputs, graph, t_grid, seeds, test_seed
@@ -897,15 +910,18 @@ default=None
                 self.links_ = "ignored"
                 self._score_links(inputs)
 
-    def _links_agreement_z(self, inputs, graph, seeds, labels=None):
+    def _links_agreement_z(self, inputs, graph, solver_seed, n_neighbors, kernel):
         """:func:`~smiclust.link_test.agreement_over_chance` of SMIC without
-        links at the fit's ``n_neighbors`` and kernel with the given links;
-        ``labels``: that fit's labels when the spreading already solved it."""
-        if labels is None:
-            K = kernel_from_neighbors(graph, self.n_neighbors_, self.kernel_)
-            labels = self._solve(K, _NO_LINKS, inputs.n_clusters, 0.0, 0.0,
-                                 seeds[0], self.kernel_).labels
+        links on the ``kernel`` of ``n_neighbors`` with the given links."""
+        K = kernel_from_neighbors(graph, n_neighbors, kernel)
+        labels = self._solve(K, _NO_LINKS, inputs.n_clusters, 0.0, 0.0,
+                             solver_seed, kernel).labels
         return agreement_over_chance(labels, inputs.must_link, inputs.cannot_link)
+
+    def _searched_kernel(self):
+        """The kernel the search runs on (``"auto"`` searches on the
+        paper's and compares the other after, :meth:`_choose_kernel`)."""
+        return "normalized" if self.kernel == "normalized" else "local-scaling"
 
     def _fit_graph(self, inputs, links, graph, t_grid, seeds, search=None):
         """Search, solve and spread on the neighbour graph, set the fitted
@@ -951,7 +967,7 @@ default=None
         ``gamma`` and ``eta``, and takes it when the LSMI of its labels is
         positive and more than :data:`NORMALIZED_KERNEL_MARGIN` times the
         first's (one LSMI design serves both searches and scores both)."""
-        first = "normalized" if self.kernel == "normalized" else "local-scaling"
+        first = self._searched_kernel()
         compares = (self.kernel == "auto" and self.links == "closure"
                     and inputs.n_clusters == 2)
         # the design both searches would build (same samples, seed and
@@ -979,39 +995,20 @@ default=None
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
                      weights=None, n_centers=None, vote=None, choose_alpha=True,
                      kernel="local-scaling", design=None, search=None):
-        """The parameter search, the final solve and the spreading for
-        ``inputs`` on the neighbour graph and ``kernel`` (one of
-        :data:`smiclust.kernels.KERNELS`); nothing is set. ``weights``: a
-        ``(gamma, eta)`` to search ``n_neighbors`` at only (when it is among
-        the candidates); ``n_centers``: LSMI centres of the search (default
-        ``lsmi_n_centers``); ``design``: the search's LSMI design, built here
-        when ``None``; ``vote``: the vote over ``n_neighbors``
-        (default ``consensus``); ``choose_alpha``: ``spreading="auto"``
-        chooses its weight by held-out seeds (else it takes the first of
-        :data:`~smiclust.score_spreading.AUTO_ALPHAS`); ``search``: its
-        result, taken instead of searching again."""
-        solver_seed, lsmi_seed = seeds
-        must, cannot = inputs.must_link, inputs.cannot_link
-        links_given = len(must) + len(cannot) > 0
-        if self.links == "closure" and isinstance(self.n_neighbors, str):
-            t_grid = connected_neighbors_grid(graph, t_grid, must, inputs.n_clusters)
-        t_chosen = len(t_grid) > 1
-        candidates = self._candidate_grid(
-            t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
-        )
-        at_weights = [cand for cand in candidates if tuple(cand[1:]) == weights]
-        candidates = at_weights or candidates
-        if search is not None:
-            t, gamma, eta = search.best_params
-        elif len(candidates) > 1:
-            search = self._search(
-                inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
-                n_centers or self._lsmi_centers(inputs.n_clusters), kernel, design,
-            )
-            t, gamma, eta = search.best_params
-        else:
-            search = None
-            t, gamma, eta = candidates[0]
+        """The parameter search (:meth:`_search_graph`), the final solve and
+        the spreading for ``inputs`` on the neighbour graph and ``kernel``
+        (one of :data:`smiclust.kernels.KERNELS`); nothing is set. ``vote``:
+        the vote over ``n_neighbors`` (default ``consensus``);
+        ``choose_alpha``: ``spreading="auto"`` chooses its weight by held-out
+        seeds (else it takes the first of
+        :data:`~smiclust.score_spreading.AUTO_ALPHAS`); the other arguments
+        are :meth:`_search_graph`'s."""
+        solver_seed = seeds[0]
+        links_given = len(inputs.must_link) + len(inputs.cannot_link) > 0
+        planned = self._search_graph(inputs, links, graph, t_grid, seeds, verbose,
+                                     weights, n_centers, kernel, design, search)
+        search = planned.search
+        t, gamma, eta = planned.params
         if links.groups is not None:
             # the candidates were scored as the search labels them; the
             # chosen one's labels charge every given cannot-link broken, so
@@ -1033,8 +1030,40 @@ default=None
                 K, inputs, links.groups, solution, solver_seed, votes,
                 params=(t, gamma, eta) if choose_alpha else None, kernel=kernel,
             )
-        return _GraphFit(solution, (t, gamma, eta), search, candidates, t_chosen,
-                         spread)
+        return _GraphFit(solution, planned.params, search, planned.candidates,
+                         planned.t_chosen, spread)
+
+    def _search_graph(self, inputs, links, graph, t_grid, seeds, verbose,
+                      weights=None, n_centers=None, kernel="local-scaling",
+                      design=None, search=None):
+        """The candidates of the parameter search on the neighbour graph and
+        ``kernel``, and the one chosen (:class:`_GraphSearch`); nothing is
+        set. ``weights``: a ``(gamma, eta)`` to search ``n_neighbors`` at
+        only (when it is among the candidates); ``n_centers``: LSMI centres of
+        the search (default ``lsmi_n_centers``); ``design``: the search's LSMI
+        design, built here when ``None``; ``search``: its result, taken
+        instead of searching again."""
+        solver_seed, lsmi_seed = seeds
+        must, cannot = inputs.must_link, inputs.cannot_link
+        if self.links == "closure" and isinstance(self.n_neighbors, str):
+            t_grid = connected_neighbors_grid(graph, t_grid, must, inputs.n_clusters)
+        t_chosen = len(t_grid) > 1
+        candidates = self._candidate_grid(
+            t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
+        )
+        at_weights = [cand for cand in candidates if tuple(cand[1:]) == weights]
+        candidates = at_weights or candidates
+        if search is not None:
+            params = search.best_params
+        elif len(candidates) > 1:
+            search = self._search(
+                inputs, links, graph, candidates, solver_seed, lsmi_seed, verbose,
+                n_centers or self._lsmi_centers(inputs.n_clusters), kernel, design,
+            )
+            params = search.best_params
+        else:
+            params = candidates[0]
+        return _GraphSearch(tuple(params), search, candidates, t_chosen)
 
     def _vote(self, inputs, links, graph, search, solution, solver_seed, kernel):
         """``solution`` relabelled by the vote of the best candidate of every
@@ -1072,26 +1101,20 @@ default=None
 
     def _spectral_learning_labels(self, graph, t, groups, n_clusters, solver_seed):
         """:func:`~smiclust.baselines._spectral_learning.spectral_learning_labels`
-        on the local-scaling kernel of ``t``, kept for the rest of the fit
-        (the entry holds ``graph`` and ``groups`` themselves, so no other
-        objects take their ids while it lives)."""
-        key = (id(graph), t, n_clusters, solver_seed, id(groups))
-        cache = getattr(self, "_sl_labellings", {})
-        if key not in cache:
-            cache[key] = (graph, groups, spectral_learning_labels(
-                kernel_from_neighbors(graph, t), groups, n_clusters,
-                random_state=solver_seed, eigen_solver=self.eigen_solver,
-                max_iter=self.max_iter,
-            ))
-        return cache[key][2]
+        on the local-scaling kernel of ``t``, with the fit's solver options."""
+        return spectral_learning_labels(
+            kernel_from_neighbors(graph, t), groups, n_clusters,
+            random_state=solver_seed, eigen_solver=self.eigen_solver,
+            max_iter=self.max_iter,
+        )
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
                kernel="local-scaling", kept=True):
         """:func:`~smiclust.solver.solve_links` with the fit's solver options.
         ``kept``: the eigen-solve is kept for the rest of the fit, without
-        its ``affinity`` and ``graph`` (``None`` in the result), so a refit
-        on the same kernel and groups (rule DG's, which labels them keeping
-        every cannot-link) only labels it again; ``False`` for the solve
+        its ``affinity`` and ``graph`` (``None`` in the result), so the same
+        kernel and groups asked for again (with or without every
+        cannot-link kept) are only labelled again; ``False`` for the solve
         whose matrices the fit stores."""
         options = dict(eigen_solver=self.eigen_solver, random_state=solver_seed,
                        tol=self._tol(kernel, n_clusters), max_iter=self.max_iter,
@@ -1415,7 +1438,7 @@ default=None
             scores, _ = cluster_scores(solution.eigenvectors, solution.normalizer)
         else:
             scores = votes
-        source, agreement, unlinked_labels = "scores", float("nan"), None
+        source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
             unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
                                           solver_seed, kernel).labels
@@ -1475,29 +1498,15 @@ default=None
             weight,
         )
         return solution, _SpreadResult(source, agreement, rule, float(alpha), pvalue,
-                                       unlinked_labels, vote_rows)
+                                       vote_rows)
 
     def _seed_classifier(self, inputs, seeded, seed_labels, solver_seed):
         """:func:`~smiclust.classifier_vote.fit_seed_classifier` on the
         samples ``seeded`` at unit scale (the classifier may work in
-        float32). The default forest, a function of its rows, labels and
-        seed, is kept for the rest of the fit (the entry holds ``inputs.X``
-        itself, so no other array takes its id while it lives)."""
-        X = inputs.X
-
-        def trained():
-            return fit_seed_classifier(
-                self.classifier, at_unit_scale(X[seeded], inputs.exponent),
-                seed_labels, solver_seed)
-
-        cache = getattr(self, "_classifiers", None)
-        if not isinstance(self.classifier, str) or cache is None:
-            return trained()
-        key = (id(X), inputs.exponent, seeded.tobytes(), seed_labels.dtype.str,
-               seed_labels.tobytes(), solver_seed)
-        if key not in cache:
-            cache[key] = (X, trained())
-        return cache[key][1]
+        float32)."""
+        return fit_seed_classifier(
+            self.classifier, at_unit_scale(inputs.X[seeded], inputs.exponent),
+            seed_labels, solver_seed)
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
                           kernel="local-scaling", oob=None, seed_labels=None):
