@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import make_moons
+from sklearn.datasets import load_breast_cancer, make_moons
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import adjusted_rand_score
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
+import smiclust._estimator as estimator_module
 from smiclust import SMIClustering
 from smiclust.classifier_vote import (
     MIN_SEEDS_PER_CLUSTER,
@@ -395,3 +397,32 @@ def test_fewer_than_one_percent_in_no_link_predict_by_the_choice_too():
             model.predict(X[new])
             assert model._linked_fit_rule[0] == "forest"
             assert adjusted_rand_score(y[new], model.predict(X[new])) > 0.8
+
+
+def test_two_kernels_of_one_fit_train_one_forest_per_seed_labelling(monkeypatch):
+    # with two clusters kernel="auto" spreads on both kernels; where their
+    # seed labels agree the second takes the first's forest, which is the
+    # same forest (rows, labels and seed equal), and nothing stays after fit
+    trained, asked = [], []
+    real_fit = estimator_module.fit_seed_classifier
+    real_seed_classifier = SMIClustering._seed_classifier
+
+    def fit_spy(classifier, X, labels, random_state):
+        trained.append(np.asarray(labels).tobytes())
+        return real_fit(classifier, X, labels, random_state)
+
+    def seed_classifier_spy(self, inputs, seeded, labels, seed):
+        asked.append(np.asarray(labels).tobytes())
+        return real_seed_classifier(self, inputs, seeded, labels, seed)
+
+    monkeypatch.setattr(estimator_module, "fit_seed_classifier", fit_spy)
+    monkeypatch.setattr(SMIClustering, "_seed_classifier", seed_classifier_spy)
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    partial = np.full(len(y), -1)
+    known = np.random.RandomState(0).choice(len(y), 30, replace=False)
+    partial[known] = y[known]
+    model = SMIClustering(2, random_state=0).fit(X, partial_labels=partial)
+    assert len(asked) == 2 and asked[0] == asked[1]
+    assert trained == asked[:1]
+    assert not hasattr(model, "_classifiers")

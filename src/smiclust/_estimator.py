@@ -856,14 +856,16 @@ default=None
         tested = self._tests_links(inputs, partial_labels, given)
         self.link_test_pvalue_ = float("nan")
         # the eigen-solves depend on the kernel and the closed links' groups
-        # only: the fit keeps them, so that a solve asked for again (rule
-        # DG's check, then the spreading) only labels it
-        self._solves = {}
+        # only, the forest on its seeds: the fit keeps them, so that a solve
+        # asked for again (rule DG's check, then the spreading) only labels
+        # it, and the second kernel of kernel="auto" (two clusters) trains no
+        # second forest on the same seed labels
+        self._solves, self._classifiers = {}, {}
         try:
             self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
                             c_seed, test_seed)
         finally:
-            del self._solves
+            del self._solves, self._classifiers
         self._x_exponent = inputs.exponent
         self._fit_X = inputs.X
         # what labels new samples when (almost) every training sample is
@@ -1503,10 +1505,26 @@ default=None
     def _seed_classifier(self, inputs, seeded, seed_labels, solver_seed):
         """:func:`~smiclust.classifier_vote.fit_seed_classifier` on the
         samples ``seeded`` at unit scale (the classifier may work in
-        float32)."""
-        return fit_seed_classifier(
-            self.classifier, at_unit_scale(inputs.X[seeded], inputs.exponent),
-            seed_labels, solver_seed)
+        float32). The default forest, a function of its rows, labels and
+        seed, is kept for the rest of the fit: with two clusters
+        ``kernel="auto"`` spreads on both kernels, mostly from the same seed
+        labels (the entry holds ``inputs.X`` itself, so no other array takes
+        its id while it lives)."""
+        X = inputs.X
+
+        def trained():
+            return fit_seed_classifier(
+                self.classifier, at_unit_scale(X[seeded], inputs.exponent),
+                seed_labels, solver_seed)
+
+        cache = getattr(self, "_classifiers", None)
+        if not isinstance(self.classifier, str) or cache is None:
+            return trained()
+        key = (id(X), inputs.exponent, seeded.tobytes(), seed_labels.dtype.str,
+               seed_labels.tobytes(), solver_seed)
+        if key not in cache:
+            cache[key] = (X, trained())
+        return cache[key][1]
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
                           kernel="local-scaling", oob=None, seed_labels=None):
