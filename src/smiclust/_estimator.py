@@ -148,7 +148,7 @@ SL_VOTE_MIN_CLUSTER_SIZE = 20
 #: ... and at most this many samples: the sets where the gain was measured
 #: had up to 1,040; on MNIST-70k the labellings cost 160 s and 0.08 ARI at
 #: 1 % labelled (rule SLV2).
-SL_VOTE_MAX_SAMPLES = 5000
+SL_VOTE_MAX_SAMPLES = 2000
 
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
