@@ -1088,8 +1088,10 @@ default=None
                                           solver_seed, kernel).labels)
         if SL_VOTE_MIN_CLUSTER_SIZE * c <= inputs.n_samples <= SL_VOTE_MAX_SAMPLES:
             for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
-                labellings.append(self._spectral_learning_labels(
-                    graph, t, links.groups, c, solver_seed))
+                labellings.append(spectral_learning_labels(
+                    kernel_from_neighbors(graph, t), links.groups, c,
+                    random_state=solver_seed, eigen_solver=self.eigen_solver,
+                    max_iter=self.max_iter))
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
@@ -1100,15 +1102,6 @@ default=None
             labels = np.argmax(votes, axis=1)
         solution, order = with_labels(solution, labels, c)
         return solution, votes[:, order]
-
-    def _spectral_learning_labels(self, graph, t, groups, n_clusters, solver_seed):
-        """:func:`~smiclust.baselines._spectral_learning.spectral_learning_labels`
-        on the local-scaling kernel of ``t``, with the fit's solver options."""
-        return spectral_learning_labels(
-            kernel_from_neighbors(graph, t), groups, n_clusters,
-            random_state=solver_seed, eigen_solver=self.eigen_solver,
-            max_iter=self.max_iter,
-        )
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
                kernel="local-scaling", kept=True):

@@ -118,7 +118,6 @@ class GroupSMICOperator(LinearOperator):
         super().__init__(dtype=np.float64, shape=(n, n))
         self.K_off = K_off
         self.G = groups.indicator
-        self.GT = groups.indicator.T.tocsr()
         self.group = groups.group
         self.n_groups = groups.n_groups
         self.cannot_matrix = groups.cannot_matrix
@@ -140,7 +139,8 @@ class GroupSMICOperator(LinearOperator):
 
     def kernel_matrix(self):
         """The sparse :math:`K'` (its group blocks stored entry by entry)."""
-        return (self.K_off + self.G @ sp.diags(self.block_weights) @ self.GT).tocsr()
+        G = self.G
+        return (self.K_off + G @ sp.diags(self.block_weights) @ G.T.tocsr()).tocsr()
 
     def apply_middle(self, W):
         """Return :math:`B W` for a vector or block ``W``."""
