@@ -127,6 +127,75 @@ def test_spectral_learning_votes_only_with_enough_samples_per_cluster(monkeypatc
     assert calls == []
 
 
+def test_spectral_learning_votes_above_its_sample_limit_only_with_pairs(monkeypatch):
+    """Between SL_VOTE_MAX_SAMPLES and SL_VOTE_MAX_SAMPLES_PAIRS samples SL
+    votes when the links came as pairs (solved at SL_VOTE_LARGE_TOL or
+    looser), not with partial labels; below, at machine precision (or what
+    it was asked for: nothing); above, never."""
+    tols = []
+    real = estimator_module.spectral_learning_labels
+
+    def spy(K, groups, n_clusters, **options):
+        tols.append(options["tol"])
+        return real(K, groups, n_clusters, **options)
+
+    monkeypatch.setattr(estimator_module, "spectral_learning_labels", spy)
+    X, y, must, cannot = _problem()  # 200 samples, 4 clusters
+    partial = np.full(200, -1)
+    partial[:40] = y[:40]
+    kw = dict(n_neighbors=[3, 5, 8], random_state=0, link_test_level=0)
+
+    def fit(max_samples, max_pairs, tol=0.0, **links):
+        monkeypatch.setattr(estimator_module, "SL_VOTE_MAX_SAMPLES", max_samples)
+        monkeypatch.setattr(estimator_module, "SL_VOTE_MAX_SAMPLES_PAIRS", max_pairs)
+        tols.clear()
+        SMIClustering(4, tol=tol, **kw).fit(X, **links)
+        return list(tols)
+
+    pairs = dict(must_link=must, cannot_link=cannot)
+    assert fit(200, 200, **pairs) == [0.0] * 3
+    large = estimator_module.SL_VOTE_LARGE_TOL
+    assert fit(199, 200, **pairs) == [large] * 3
+    assert fit(199, 200, tol=1e-3, **pairs) == [1e-3] * 3
+    assert fit(199, 199, **pairs) == []
+    assert fit(199, 200, partial_labels=partial) == []
+    assert fit(200, 200, partial_labels=partial) == [0.0] * 3
+    # without links (pairs given: none) as with links given as pairs
+    assert fit(199, 200) == [large] * 3
+
+
+def test_degenerate_spectral_learning_labellings_do_not_vote(monkeypatch):
+    """An SL labelling whose smallest cluster holds fewer than
+    SL_VOTE_MIN_CLUSTER_SHARE of the samples is left out of the vote; one
+    at the share votes."""
+    X, y, must, cannot = _problem()  # 200 samples, 4 clusters
+    share = estimator_module.SL_VOTE_MIN_CLUSTER_SHARE
+    at_share = int(np.ceil(share * 200))
+    counts = []
+    real_vote = estimator_module.vote_scores
+
+    def vote_spy(labellings, reference, n_clusters):
+        counts.append(len(labellings))
+        return real_vote(labellings, reference, n_clusters)
+
+    monkeypatch.setattr(estimator_module, "vote_scores", vote_spy)
+
+    def fit_with_smallest(size):
+        labels = np.zeros(200, dtype=np.intp)
+        labels[:3 * size] = np.repeat([1, 2, 3], size)  # clusters 1-3 of `size`
+        monkeypatch.setattr(estimator_module, "spectral_learning_labels",
+                            lambda K, groups, n_clusters, **options: labels)
+        counts.clear()
+        SMIClustering(4, n_neighbors=[3, 5, 8], random_state=0,
+                      link_test_level=0).fit(X, must_link=must, cannot_link=cannot)
+        return set(counts)
+
+    # three SMIC candidates, and SL's three labellings when they vote
+    assert fit_with_smallest(at_share) == {6}
+    assert fit_with_smallest(at_share - 1) == {3}
+    assert fit_with_smallest(30) == {6}
+
+
 def test_consensus_one_t_is_the_plain_fit():
     X, y, must, cannot = _problem(1)
     kw = dict(n_neighbors=5, random_state=0, link_test_level=0)
