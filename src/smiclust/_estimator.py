@@ -145,29 +145,10 @@ LSMI_CENTERS_PER_CLUSTER = 100
 #: and breaks clusters of ten (research notes, rules SLV and SLV2).
 SL_VOTE_MIN_CLUSTER_SIZE = 20
 
-#: A Spectral Learning labelling votes only when its smallest cluster holds
-#: at least this share of the samples: at the smaller ``n_neighbors`` its
-#: embedding can pick out small pieces of the graph, and k-means then
-#: returns clusters of a few samples beside one holding nearly all (rule
-#: SLV5).
-SL_VOTE_MIN_CLUSTER_SHARE = 0.01
-
 #: ... and at most this many samples: the sets where the gain was measured
 #: had up to 1,040; on MNIST-70k the labellings cost 160 s and 0.08 ARI at
 #: 1 % labelled (rule SLV2).
 SL_VOTE_MAX_SAMPLES = 2000
-
-#: ... or this many with links given as pairs (not ``partial_labels``), their
-#: eigen-solve at :data:`SL_VOTE_LARGE_TOL` or looser above
-#: :data:`SL_VOTE_MAX_SAMPLES`: there they kept large classes whole where the
-#: links alone left many small groups, and with partial labels they changed
-#: almost no label for 2.5 times the CPU (rules SLV3 and SLV4).
-SL_VOTE_MAX_SAMPLES_PAIRS = 5000
-
-#: Spectral Learning's eigen-solver tolerance in the vote above
-#: :data:`SL_VOTE_MAX_SAMPLES` samples: machine precision there costs half
-#: as much again for the same gain (rule SLV4).
-SL_VOTE_LARGE_TOL = 1e-6
 
 #: Folds of the held-out seeds with which ``spreading="auto"`` chooses its
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
@@ -434,11 +415,8 @@ class SMIClustering(BaseLinkClustering):
         aligned to the chosen one (:mod:`smiclust.consensus`; one more solve
         per ``n_neighbors``), and with at least
         :data:`SL_VOTE_MIN_CLUSTER_SIZE` samples per cluster and at most
-        :data:`SL_VOTE_MAX_SAMPLES` samples (or
-        :data:`SL_VOTE_MAX_SAMPLES_PAIRS` with links given as pairs), Spectral
-        Learning's labelling at each of those ``n_neighbors`` whose smallest
-        cluster holds at least :data:`SL_VOTE_MIN_CLUSTER_SHARE` of the
-        samples (Kamvar et
+        :data:`SL_VOTE_MAX_SAMPLES` samples, Spectral
+        Learning's labelling at each of those ``n_neighbors`` (Kamvar et
         al.'s additive normalisation of the local-scaling kernel of the
         fit's graph with the closed links,
         :func:`~smiclust.baselines.spectral_learning`'s steps; it keeps a
@@ -1108,16 +1086,12 @@ default=None
             K_t = kernel_from_neighbors(graph, params[0], kernel)
             labellings.append(self._solve(K_t, links, c, *params[1:],
                                           solver_seed, kernel).labels)
-        sl_tol = self._sl_vote_tol(inputs)
-        if sl_tol is not None:
+        if SL_VOTE_MIN_CLUSTER_SIZE * c <= inputs.n_samples <= SL_VOTE_MAX_SAMPLES:
             for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
-                sl_labels = spectral_learning_labels(
+                labellings.append(spectral_learning_labels(
                     kernel_from_neighbors(graph, t), links.groups, c,
                     random_state=solver_seed, eigen_solver=self.eigen_solver,
-                    tol=sl_tol, max_iter=self.max_iter)
-                smallest = np.bincount(sl_labels, minlength=c).min()
-                if smallest >= SL_VOTE_MIN_CLUSTER_SHARE * inputs.n_samples:
-                    labellings.append(sl_labels)
+                    max_iter=self.max_iter))
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
@@ -1128,22 +1102,6 @@ default=None
             labels = np.argmax(votes, axis=1)
         solution, order = with_labels(solution, labels, c)
         return solution, votes[:, order]
-
-    def _sl_vote_tol(self, inputs):
-        """The eigen-solver tolerance of Spectral Learning's labellings in
-        the vote, ``None`` when they do not vote: they need
-        :data:`SL_VOTE_MIN_CLUSTER_SIZE` samples per cluster and at most
-        :data:`SL_VOTE_MAX_SAMPLES` samples (machine precision), or
-        :data:`SL_VOTE_MAX_SAMPLES_PAIRS` with links given as pairs (at least
-        :data:`SL_VOTE_LARGE_TOL`)."""
-        n = inputs.n_samples
-        if n < SL_VOTE_MIN_CLUSTER_SIZE * inputs.n_clusters:
-            return None
-        if n <= SL_VOTE_MAX_SAMPLES:
-            return 0.0
-        if n <= SL_VOTE_MAX_SAMPLES_PAIRS and not inputs.from_partial_labels:
-            return max(self.tol, SL_VOTE_LARGE_TOL)
-        return None
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
                kernel="local-scaling", kept=True):
@@ -1817,8 +1775,7 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
     must = _union_pairs(inputs.must_link, extra_must)
     cannot = _union_pairs(inputs.cannot_link, extra_cannot)
     must, cannot = check_constraints(must, cannot, inputs.n_samples, owner=owner)
-    return replace(inputs, must_link=must, cannot_link=cannot,
-                   from_partial_labels=True)
+    return replace(inputs, must_link=must, cannot_link=cannot)
 
 
 def _spanning_label_links(codes):

@@ -44,9 +44,6 @@ class FitInputs:
         Canonical links (:func:`smiclust.constraints.check_constraints`).
     must_weight, cannot_weight : ndarray of shape (n_pairs,) or None
         Validated link weights; ``None`` when not given (weight 1 each).
-    from_partial_labels : bool
-        Whether ``fit`` was given ``partial_labels`` (their links are in
-        ``must_link`` and ``cannot_link``).
     feature_attributes : dict
         ``n_features_in_`` and, for named columns, ``feature_names_in_``, set on
         the estimator by :meth:`BaseLinkClustering._accept_inputs`.
@@ -60,7 +57,6 @@ class FitInputs:
     feature_attributes: dict
     must_weight: np.ndarray | None = None
     cannot_weight: np.ndarray | None = None
-    from_partial_labels: bool = False
 
     @property
     def n_samples(self):
