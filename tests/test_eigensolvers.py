@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
+from scipy.linalg import orth
 from scipy.sparse.csgraph import connected_components
 
 from smiclust import eigensolvers
@@ -136,6 +137,46 @@ def test_a_clump_stays_with_the_largest_component():
     expected = np.column_stack([first, second])
     expected /= np.linalg.norm(expected, axis=0)
     assert_allclose(out_vecs @ out_vecs.T, expected @ expected.T, atol=1e-10)
+
+
+def _split_all_at_once(operator, eigenvalues, eigenvectors, component):
+    """Slow reference of :func:`split_by_components`: every share on every
+    block orthonormalised at once (an ``n x kB`` SVD), then the Rayleigh-Ritz
+    pairs of the whole ``Q^T A Q``."""
+    n, k = eigenvectors.shape
+    sizes = np.bincount(component)
+    large = np.flatnonzero(2 * k * sizes >= n)
+    block = np.full(sizes.size, large[np.argmax(sizes[large])])
+    block[large] = large
+    row_block = block[component]
+    shares = [np.where(row_block == b, column, 0.0)
+              for column in eigenvectors.T for b in large]
+    Q = orth(np.column_stack(shares), rcond=1e-10)
+    vals, Z = np.linalg.eigh(Q.T @ (operator @ Q))
+    top = np.argsort(-vals)[:k]
+    return vals[top], Q @ Z[:, top]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_many_blocks_match_the_all_at_once_reference(seed):
+    """Twelve blocks of 5-9 rows and k = 8 (more shares than rows, as with
+    many small clusters): the block-wise split returns the Ritz values of the
+    all-at-once reference and the same span, orthonormal columns and Ritz
+    pairs of ``A``."""
+    rng = np.random.RandomState(seed)
+    sizes = rng.randint(5, 10, size=12)
+    A = _block_matrix(rng, sizes, rng.uniform(1.0, 3.0, size=12))
+    n, k = sizes.sum(), 8
+    V, _ = np.linalg.qr(rng.normal(size=(n, k)))
+    given_vals, Z = np.linalg.eigh(V.T @ (A @ V))
+    given_vals, V = given_vals[::-1], (V @ Z)[:, ::-1]
+    out_vals, out_vecs = split_by_components(A, given_vals, V, _components(A))
+    ref_vals, ref_vecs = _split_all_at_once(A, given_vals, V, _components(A))
+    assert_allclose(out_vals, ref_vals, rtol=1e-10)
+    assert_allclose(out_vecs @ out_vecs.T, ref_vecs @ ref_vecs.T, atol=1e-9)
+    assert_allclose(out_vecs.T @ out_vecs, np.eye(k), atol=1e-12)
+    assert_allclose(np.einsum("ij,ij->j", out_vecs, A @ out_vecs), out_vals,
+                    atol=1e-12)
 
 
 @pytest.mark.parametrize(("n_blocks", "max_iter", "expected"),

@@ -11,8 +11,8 @@ import hashlib
 import warnings
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
-from scipy.linalg import orth
 from scipy.sparse.linalg import (
     ArpackError,
     ArpackNoConvergence,
@@ -52,6 +52,10 @@ LOBPCG_MAX_ITER = 500
 #: fallback. On the shipped data sets no solve of the default uses more than
 #: 6 % of this bound (benchmarks/eigen_restarts.py).
 ARPACK_MIN_RESTARTS = 1000
+
+#: Relative singular value below which a block's share of the given
+#: eigenvectors is dropped by :func:`split_by_components`.
+_SHARE_RCOND = 1e-10
 
 
 def leading_eigenvectors(
@@ -153,6 +157,16 @@ def split_by_components(operator, eigenvalues, eigenvectors, component):
     one. With fewer than two cluster-sized components the input is
     returned as it is.
 
+    The shares on different blocks have disjoint rows and :math:`A` maps
+    each block to itself, so :math:`Q^\top A Q` is block diagonal: each
+    block is orthonormalised and solved on its own rows (an SVD of its
+    ``(n_B, k)`` shares, then the Ritz pairs of a matrix of at most
+    ``k x k``), never an ``n x kB`` matrix. Shares whose singular value is
+    below ``1e-10`` times the largest of all blocks are dropped, as
+    :func:`scipy.linalg.orth` would drop them from all shares at once. The
+    Ritz values are ranked in descending order; equal values keep the order
+    of the blocks (by component) and of each block's solve.
+
     Parameters
     ----------
     operator : LinearOperator or sparse matrix of shape (n, n)
@@ -178,15 +192,28 @@ def split_by_components(operator, eigenvalues, eigenvectors, component):
     block = np.full(sizes.size, large[np.argmax(sizes[large])])
     block[large] = large
     row_block = block[component]
-    shares = [np.where(row_block == b, column, 0.0)
-              for column in eigenvectors.T for b in large]
-    Q = orth(np.column_stack(shares), rcond=1e-10)
-    if Q.shape[1] <= k:  # the shares span the given vectors only
+    rows_of = [np.flatnonzero(row_block == b) for b in large]
+    svds = [scipy.linalg.svd(eigenvectors[rows], full_matrices=False)[:2]
+            for rows in rows_of]
+    largest = max(float(s.max(initial=0.0)) for _, s in svds)
+    bases = [U[:, s > _SHARE_RCOND * largest] for U, s in svds]
+    if sum(U.shape[1] for U in bases) <= k:  # the shares span the given vectors
         return eigenvalues, eigenvectors
-    H = Q.T @ (operator @ Q)
-    vals, Z = np.linalg.eigh(0.5 * (H + H.T))
-    top = np.argsort(-vals, kind="stable")[:k]
-    return vals[top], Q @ Z[:, top]
+    values, vectors = [], []  # per block: Ritz values, (rows, Ritz vectors)
+    for rows, U in zip(rows_of, bases):
+        Q = np.zeros((n, U.shape[1]))
+        Q[rows] = U
+        H = U.T @ np.asarray(operator @ Q)[rows]
+        vals, Z = np.linalg.eigh(0.5 * (H + H.T))
+        values.append(vals)
+        vectors.append(U @ Z)
+    owner = np.concatenate([np.full(v.size, b) for b, v in enumerate(values)])
+    column = np.concatenate([np.arange(v.size) for v in values])
+    top = np.argsort(-np.concatenate(values), kind="stable")[:k]
+    out = np.zeros((n, k))
+    for j, i in enumerate(top):
+        out[rows_of[owner[i]], j] = vectors[owner[i]][:, column[i]]
+    return np.concatenate(values)[top], out
 
 
 def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_start):
