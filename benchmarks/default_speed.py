@@ -6,12 +6,13 @@ the paper's 3SMIC on the same problems.
 Targets: n <= 1,000 with links in <= 2 s on one core, spam (4,601 x 57) in
 <= 10 s. Few links cost more than many (more distinct labellings to score),
 so breast cancer is also fitted with 0.1 % of its pairs linked and with 5 %
-of its samples labelled (``partial_labels``), and a synthetic set of three
-imbalanced classes shows the cost of labellings with a dominant cluster
-(it holds most LSMI centres). BLAS and OpenMP are limited
-to one thread here, and both CPU seconds (what one free core takes) and
-wall seconds (what this machine gave, shared or not) are printed with the
-load average, so a loaded run can be read.
+of its samples labelled (``partial_labels``). Two synthetic sets show two
+other costs: three imbalanced classes, labellings with a dominant cluster
+(it holds most LSMI centres); 30 blobs, many clusters whose neighbour graph
+falls apart into components (every eigen-solve is split by them). BLAS and
+OpenMP are limited to one thread here, and both CPU seconds (what one free
+core takes) and wall seconds (what this machine gave, shared or not) are
+printed with the load average, so a loaded run can be read.
 """
 
 import os
@@ -22,7 +23,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from sklearn.datasets import load_breast_cancer, make_classification  # noqa: E402
+from sklearn.datasets import (  # noqa: E402
+    load_breast_cancer,
+    make_blobs,
+    make_classification,
+)
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
@@ -38,6 +43,12 @@ from smiclust.experiments._runner import _draw_links  # noqa: E402
 
 def _standardized(X, y):
     return StandardScaler().fit_transform(X), y
+
+
+def _many_clusters():
+    """900 samples in 30 Gaussian blobs of 10 features: a neighbour graph of
+    about 30 cluster-sized components (every eigen-solve is split by them)."""
+    return make_blobs(900, 10, centers=30, cluster_std=2.0, random_state=0)
 
 
 def _imbalanced():
@@ -61,6 +72,7 @@ CASES = [
      lambda: _standardized(*load_breast_cancer(return_X_y=True)), "labels", 0.05,
      2.0),
     ("3 imbalanced classes (synthetic), 0.5 %", _imbalanced, "pairs", 0.005, 2.0),
+    ("30 blobs (synthetic), 0.1 %", _many_clusters, "pairs", 0.001, 2.0),
     ("spam std, 0.1 %", lambda: _standardized(*load_spam()), "pairs", 0.001, 10.0),
 ]
 
