@@ -43,6 +43,9 @@ def test_round_trip_with_quoted_ids(tmp_path):
     ("I,J,Answer\n3,0, cannot \n", None, [(3, 0, "cannot")]),
     ("\ufeffid_i,id_j,answer\nb,a,must\n", ["a", "b", "c", "d"], [(1, 0, "must")]),
     ("3,2,cannot\n", ["0", "1", "2", "3"], [(3, 2, "cannot")]),
+    # a header of other names: no answer, and no row named
+    ("i,j,type\n0,1,must\n", None, [(0, 1, "must")]),
+    ("first,second,link\nb,a,cannot\n", ["a", "b", "c", "d"], [(1, 0, "cannot")]),
 ])
 def test_read_answers(tmp_path, content, ids, expected):
     assert read_answers(write(tmp_path, content), ids=ids, n_samples=4) == expected
@@ -55,6 +58,14 @@ def test_read_answers(tmp_path, content, ids, expected):
     ("i,j,answer\nx,2,must\n", None,
      r"line 2, column 1: expected a 0-based row index \(an integer\), got 'x'"),
     ("i,j,answer\n2,2,must\n", None, r"line 2: pairs row 2 with itself"),
+    # a first line that names rows is an answer, whatever its third cell
+    ("0,1,type\n", None,
+     r"line 1, column 3: expected must, cannot or skip, got 'type'"),
+    ("a,b,link\n", ["a", "b", "c", "d"],
+     r"line 1, column 3: expected must, cannot or skip, got 'link'"),
+    # a first line with an answer is never a header
+    ("x,y,must\n", None,
+     r"line 1, column 1: expected a 0-based row index \(an integer\), got 'x'"),
     ("i,j,answer\n0,1,must\n1,0,cannot\n", None,
      r"line 3: repeats the pair of line 2 \(rows 0 and 1\)"),
     ("i,j,answer\n0,1,maybe\n", None,

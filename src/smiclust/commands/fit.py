@@ -33,7 +33,9 @@ link and label files:
   names (id1,id2; from,to) is an error until --links-header says which.
   --answers FILE: the answers file 'smiclust ask' writes (i,j,answer a line,
   answer must, cannot or skip; rows as in the link files): must answers are
-  must-links, cannot answers cannot-links, skipped pairs are no link.
+  must-links, cannot answers cannot-links, skipped pairs are no link. A
+  first line of column names (i,j,answer, or any names with no answer
+  beside two cells that name no row, such as i,j,type) is a header.
   --labels FILE: one label per DATA row (in order; the line count must be
   the row count, after an optional header line), or two cells a line (row,
   label) for the labelled rows only. Unknown labels: an empty cell, -1, ?,

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._atomic import atomic_write
 from ._common import ANSWERS, check_n_samples, show, text_ids
-from ._links import resolve_references
+from ._links import names_a_row, resolve_references
 from ._text import check_width, text_rows
 
 
@@ -47,8 +47,9 @@ def read_answers(path, *, ids=None, n_samples, delimiter=","):
         Delimited text, three fields a line: the two rows of a pair and the
         answer, ``must``, ``cannot`` or ``skip`` (any case), in the order the
         answers were given. A first line whose third cell is ``answer`` (any
-        case) is a header; it may be left out. Blank lines are skipped; an
-        empty file holds no answers.
+        case) is a header, and so is one whose third cell is no answer and
+        whose row cells name no row (``i,j,type``); it may be left out. Blank
+        lines are skipped; an empty file holds no answers.
     ids : array-like of str, default=None
         Ids of the data rows (from :func:`read_table`). When given, every row
         cell must be one of them, compared as text, as in :func:`read_links`
@@ -92,7 +93,7 @@ def read_answers(path, *, ids=None, n_samples, delimiter=","):
     check_n_samples(n_samples)
     ids = text_ids(ids)
     rows = text_rows(path, delimiter)
-    if rows and len(rows[0][1]) == 3 and rows[0][1][2].lower() == "answer":
+    if rows and _is_header(rows[0][1], ids):
         rows = rows[1:]
     check_width(path, rows, 3, expected="3 (row, row, answer)")
     entries = [(line, c + 1, cells[c]) for line, cells in rows for c in (0, 1)]
@@ -113,6 +114,20 @@ def read_answers(path, *, ids=None, n_samples, delimiter=","):
         seen[key] = line
         answers.append((i, j, answer))
     return answers
+
+
+def _is_header(cells, ids):
+    """Whether the first line ``cells`` of an answers file names its columns:
+    three cells, the third ``answer``, or no answer beside two cells that
+    name no row."""
+    if len(cells) != 3:
+        return False
+    answer = cells[2].lower()
+    if answer == "answer":
+        return True
+    lookup = None if ids is None else set(ids)
+    return answer not in ANSWERS and not any(
+        names_a_row(cell, ids, lookup) for cell in cells[:2])
 
 
 def write_answers(path, answers, *, ids=None, id_name="id"):
