@@ -707,3 +707,38 @@ def test_default_lsmi_designs_cap_the_centres_of_a_class(monkeypatch, params,
         X, must_link=must, cannot_link=cannot)
     assert (centres, cap) in built
     assert {kept for _, kept in built} == {cap}
+
+
+def test_fit_and_predict_run_with_one_thread_and_restore(monkeypatch):
+    # BLAS and OpenMP at one thread during fit (the neighbour search) and
+    # predict (the cross kernel), whatever the caller set, and the caller's
+    # limits back afterwards: the labels do not depend on the thread count
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def threads():
+        return {(i["user_api"], i["filepath"]): i["num_threads"]
+                for i in threadpool_info()}
+
+    from smiclust import base
+
+    seen = []
+    for module, name in ((base, "nearest_neighbors"),
+                         (estimator_module, "local_scaling_cross_kernel")):
+        real = getattr(module, name)
+
+        def spy(*args, _real=real, **kwargs):
+            seen.append(threads())
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+    X, y = make_blobs(300, centers=3, random_state=0)
+    must, cannot = sample_links(y, 30, random_state=0)
+    with threadpool_limits(limits=2):
+        before = threads()
+        model = SMIClustering(3, random_state=0).fit(
+            X, must_link=must, cannot_link=cannot)
+        assert threads() == before
+        model.predict(X[:10] + 0.01)
+        assert threads() == before
+    assert len(seen) >= 2
+    assert all(n == 1 for pools in seen for n in pools.values())

@@ -97,6 +97,7 @@ from .utils import (
     check_numeric,
     check_random_state_param,
     progress,
+    run_single_threaded,
     validate_params,
 )
 
@@ -766,6 +767,7 @@ class SMIClustering(BaseLinkClustering):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    @run_single_threaded
     def fit(
         self,
         X,
@@ -1631,6 +1633,7 @@ default=None
         best = int(np.argmax(agreement))  # the first of the highest
         return [("paper", None), ("neighbours", degree), ("forest", forest)][best]
 
+    @run_single_threaded
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
         normalised scores and, when the fit spread its scores, their spread

@@ -14,7 +14,13 @@ from ._checks import (
     unit_exponent,
     validate_training_samples,
 )
-from ._threads import SingleThreadedPool, single_threaded_blas, single_threaded_openmp
+from ._threads import (
+    SingleThreadedPool,
+    run_single_threaded,
+    single_threaded,
+    single_threaded_blas,
+    single_threaded_openmp,
+)
 from ._validation import (
     GRID_TYPES,
     Grid,
@@ -42,6 +48,8 @@ __all__ = [
     "SingleThreadedPool",
     "single_threaded_blas",
     "single_threaded_openmp",
+    "single_threaded",
+    "run_single_threaded",
     "GRID_TYPES",
     "Grid",
     "IntegerGrid",

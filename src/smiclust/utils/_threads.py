@@ -1,11 +1,18 @@
 """Thread-pool control shared by the numerical modules."""
 
+import functools
 import threading
 from contextlib import contextmanager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["SingleThreadedPool", "single_threaded_blas", "single_threaded_openmp"]
+__all__ = [
+    "SingleThreadedPool",
+    "single_threaded_blas",
+    "single_threaded_openmp",
+    "single_threaded",
+    "run_single_threaded",
+]
 
 
 class SingleThreadedPool:
@@ -65,3 +72,33 @@ class SingleThreadedPool:
 
 single_threaded_blas = SingleThreadedPool("blas")
 single_threaded_openmp = SingleThreadedPool("openmp")
+
+
+@contextmanager
+def single_threaded():
+    """BLAS and OpenMP pools both at one thread while inside.
+
+    Around a whole fit (and ``predict``) of
+    :class:`~smiclust.SMIClustering`: multi-threaded BLAS sums a matrix
+    product in another order than one thread (OpenBLAS's ``A.T @ A`` of
+    1,000 x 500 differs by 2e-13), and such rounding, in the neighbour
+    distances or in LSMI's Gram matrices, can decide between two nearly equal
+    candidates; under this limit the labels do not depend on the number of
+    threads of the machine or of its environment variables. On this
+    project's two-core machine the fits took the same wall time within noise,
+    at less CPU (``benchmarks/RESULTS.md``).
+    """
+    with single_threaded_blas(), single_threaded_openmp():
+        yield
+
+
+def run_single_threaded(method):
+    """``method`` run inside :func:`single_threaded` (a decorator; the
+    signature and docstring are kept)."""
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        with single_threaded():
+            return method(*args, **kwargs)
+
+    return wrapper
