@@ -742,3 +742,18 @@ def test_fit_and_predict_run_with_one_thread_and_restore(monkeypatch):
         assert threads() == before
     assert len(seen) >= 2
     assert all(n == 1 for pools in seen for n in pools.values())
+
+
+def test_warnings_of_fit_point_at_the_caller():
+    # the one-thread limit is entered inside fit, not by a wrapper: a warning
+    # of fit names the caller's line (here, three pairwise cannot-linked
+    # samples and two clusters)
+    import warnings
+
+    X, _ = make_blobs(60, centers=2, random_state=0)
+    cannot = np.array([[0, 1], [1, 2], [0, 2]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        SMIClustering(2, random_state=0).fit(X, cannot_link=cannot)
+    conflicts = [w for w in caught if "pairwise" in str(w.message)]
+    assert conflicts and all(w.filename == __file__ for w in conflicts)

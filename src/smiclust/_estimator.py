@@ -97,7 +97,7 @@ from .utils import (
     check_numeric,
     check_random_state_param,
     progress,
-    run_single_threaded,
+    single_threaded,
     validate_params,
 )
 
@@ -767,7 +767,6 @@ class SMIClustering(BaseLinkClustering):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @run_single_threaded
     def fit(
         self,
         X,
@@ -822,61 +821,65 @@ default=None
         -------
         self : SMIClustering
         """
-        inputs = self._validate_fit(
-            X, must_link, cannot_link, must_link_weight, cannot_link_weight
-        )
-        inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
-        # the closure of the given links, built once: how they are used, the
-        # clique of cannot-linked groups and whether the link test runs
-        given = (link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
-                 if len(inputs.must_link) or len(inputs.cannot_link) else None)
-        links = _link_set(inputs, self.links, self.contradictions, given,
-                          self.keep_cannot_links)
-        clique = _cannot_clique_samples(
-            inputs, given if links.groups is None else links.groups
-        )
-        t_grid = self._n_neighbors_grid(inputs.n_samples)
-        auto_c = isinstance(self.n_clusters, str)
-        if auto_c and inputs.n_samples <= _AUTO_C_NEIGHBORS:
-            raise ValueError(
-                f"n_clusters='auto' in {type(self).__name__} needs more than "
-                f"{_AUTO_C_NEIGHBORS} samples; got {inputs.n_samples}."
+        # BLAS and OpenMP at one thread: the labels do not depend on the
+        # thread count (see smiclust.utils.single_threaded)
+        with single_threaded():
+            inputs = self._validate_fit(
+                X, must_link, cannot_link, must_link_weight, cannot_link_weight
             )
-        self._accept_inputs(inputs)
+            inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
+            # the closure of the given links, built once: how they are used, the
+            # clique of cannot-linked groups and whether the link test runs
+            given = (link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
+                     if len(inputs.must_link) or len(inputs.cannot_link) else None)
+            links = _link_set(inputs, self.links, self.contradictions, given,
+                              self.keep_cannot_links)
+            clique = _cannot_clique_samples(
+                inputs, given if links.groups is None else links.groups
+            )
+            t_grid = self._n_neighbors_grid(inputs.n_samples)
+            auto_c = isinstance(self.n_clusters, str)
+            if auto_c and inputs.n_samples <= _AUTO_C_NEIGHBORS:
+                raise ValueError(
+                    f"n_clusters='auto' in {type(self).__name__} needs more than "
+                    f"{_AUTO_C_NEIGHBORS} samples; got {inputs.n_samples}."
+                )
+            self._accept_inputs(inputs)
 
-        solver_seed, lsmi_seed, neighbor_seed, c_seed, test_seed = self._draw_seeds(5)
-        search_t = max(t_grid + [_AUTO_C_NEIGHBORS] if auto_c else t_grid)
-        graph = self._neighbor_graph(inputs, search_t, neighbor_seed)
-        if auto_c:
-            inputs = self._choose_n_clusters(inputs, graph, c_seed, clique.size)
-        else:
-            self.n_clusters_scores_ = None
-        _warn_if_too_few_clusters(clique, inputs.n_clusters)
-        self.n_clusters_ = inputs.n_clusters
-        self._warn_unused_weights(inputs)
-        seeds = (solver_seed, lsmi_seed)
-        tested = self._tests_links(inputs, partial_labels, given)
-        self.link_test_pvalue_ = float("nan")
-        # the eigen-solves depend on the kernel and the closed links' groups
-        # only, the forest on its seeds: the fit keeps them, so that a solve
-        # asked for again (rule DG's check, then the spreading) only labels
-        # it, and the second kernel of kernel="auto" (two clusters) trains no
-        # second forest on the same seed labels
-        self._solves, self._classifiers = {}, {}
-        try:
-            self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
-                            c_seed, test_seed)
-        finally:
-            del self._solves, self._classifiers
-        self._x_exponent = inputs.exponent
-        self._fit_X = inputs.X
-        # what labels new samples when (almost) every training sample is
-        # linked (rules PF4, PF5): chosen at the first predict, seeded from
-        # this fit
-        self._linked_fit_rule = None
-        self._new_sample_seed = solver_seed
-        self._unlinked_share = float(unlinked_mask(
-            inputs.n_samples, inputs.must_link, inputs.cannot_link).mean())
+            (solver_seed, lsmi_seed, neighbor_seed, c_seed,
+             test_seed) = self._draw_seeds(5)
+            search_t = max(t_grid + [_AUTO_C_NEIGHBORS] if auto_c else t_grid)
+            graph = self._neighbor_graph(inputs, search_t, neighbor_seed)
+            if auto_c:
+                inputs = self._choose_n_clusters(inputs, graph, c_seed, clique.size)
+            else:
+                self.n_clusters_scores_ = None
+            _warn_if_too_few_clusters(clique, inputs.n_clusters)
+            self.n_clusters_ = inputs.n_clusters
+            self._warn_unused_weights(inputs)
+            seeds = (solver_seed, lsmi_seed)
+            tested = self._tests_links(inputs, partial_labels, given)
+            self.link_test_pvalue_ = float("nan")
+            # the eigen-solves depend on the kernel and the closed links' groups
+            # only, the forest on its seeds: the fit keeps them, so that a solve
+            # asked for again (rule DG's check, then the spreading) only labels
+            # it, and the second kernel of kernel="auto" (two clusters) trains no
+            # second forest on the same seed labels
+            self._solves, self._classifiers = {}, {}
+            try:
+                self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
+                                c_seed, test_seed)
+            finally:
+                del self._solves, self._classifiers
+            self._x_exponent = inputs.exponent
+            self._fit_X = inputs.X
+            # what labels new samples when (almost) every training sample is
+            # linked (rules PF4, PF5): chosen at the first predict, seeded from
+            # this fit
+            self._linked_fit_rule = None
+            self._new_sample_seed = solver_seed
+            self._unlinked_share = float(unlinked_mask(
+                inputs.n_samples, inputs.must_link, inputs.cannot_link).mean())
         return self
 
     def _fit_links(self, inputs, links, graph, t_grid, seeds, tested, auto_c,
@@ -1633,7 +1636,6 @@ default=None
         best = int(np.argmax(agreement))  # the first of the highest
         return [("paper", None), ("neighbours", degree), ("forest", forest)][best]
 
-    @run_single_threaded
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
         normalised scores and, when the fit spread its scores, their spread
@@ -1645,31 +1647,32 @@ default=None
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
                           reset=False)
-        e = self._x_exponent  # neighbours and kernels at the unit scale of fit
-        X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
-        sigma = at_unit_scale(self.local_scales_, e)
-        c = self.n_clusters_
-        kind, fitted = self._linked_rule(X_fit, sigma)
-        if kind == "forest":
-            return None, None, classifier_probabilities(fitted, X, c)
-        Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
-        # the kernel of the fit is normalised (models saved before the
-        # normalised kernel existed have no degrees: the paper's kernel)
-        if getattr(self, "_fit_degrees", None) is not None:
-            Kx = degree_normalized_cross_kernel(Kx, self._fit_degrees)
-        R = np.asarray(Kx @ self.dual_coef_)
-        scores, _ = cluster_scores(R, self._normalizer)
-        if kind == "neighbours":
-            return R, scores, spread_new_rows(
-                Kx, np.zeros_like(scores), np.eye(c)[self.labels_], fitted, 1.0,
-                AUTO_ALPHAS[0])
-        spread = self._spread
-        if kind == "paper" or spread is None:
-            return R, scores, None
-        start = np.zeros_like(scores) if spread.neighbours_only else scores
-        F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
-                            spread.alpha)
-        return R, scores, spread.vote(F, X)
+        with single_threaded():  # see fit
+            e = self._x_exponent  # neighbours and kernels at the unit scale of fit
+            X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)
+            sigma = at_unit_scale(self.local_scales_, e)
+            c = self.n_clusters_
+            kind, fitted = self._linked_rule(X_fit, sigma)
+            if kind == "forest":
+                return None, None, classifier_probabilities(fitted, X, c)
+            Kx = local_scaling_cross_kernel(X, X_fit, sigma, self.n_neighbors_)
+            # the kernel of the fit is normalised (models saved before the
+            # normalised kernel existed have no degrees: the paper's kernel)
+            if getattr(self, "_fit_degrees", None) is not None:
+                Kx = degree_normalized_cross_kernel(Kx, self._fit_degrees)
+            R = np.asarray(Kx @ self.dual_coef_)
+            scores, _ = cluster_scores(R, self._normalizer)
+            if kind == "neighbours":
+                return R, scores, spread_new_rows(
+                    Kx, np.zeros_like(scores), np.eye(c)[self.labels_], fitted, 1.0,
+                    AUTO_ALPHAS[0])
+            spread = self._spread
+            if kind == "paper" or spread is None:
+                return R, scores, None
+            start = np.zeros_like(scores) if spread.neighbours_only else scores
+            F = spread_new_rows(Kx, start, spread.F, spread.degree, spread.scale,
+                                spread.alpha)
+            return R, scores, spread.vote(F, X)
 
     def _linked_rule(self, X_fit, sigma):
         """Rule PF4's choice for new samples (:meth:`_choose_linked_fit_rule`,

@@ -16,7 +16,6 @@ from ._checks import (
 )
 from ._threads import (
     SingleThreadedPool,
-    run_single_threaded,
     single_threaded,
     single_threaded_blas,
     single_threaded_openmp,
@@ -49,7 +48,6 @@ __all__ = [
     "single_threaded_blas",
     "single_threaded_openmp",
     "single_threaded",
-    "run_single_threaded",
     "GRID_TYPES",
     "Grid",
     "IntegerGrid",

@@ -1,6 +1,5 @@
 """Thread-pool control shared by the numerical modules."""
 
-import functools
 import threading
 from contextlib import contextmanager
 
@@ -11,7 +10,6 @@ __all__ = [
     "single_threaded_blas",
     "single_threaded_openmp",
     "single_threaded",
-    "run_single_threaded",
 ]
 
 
@@ -91,14 +89,3 @@ def single_threaded():
     with single_threaded_blas(), single_threaded_openmp():
         yield
 
-
-def run_single_threaded(method):
-    """``method`` run inside :func:`single_threaded` (a decorator; the
-    signature and docstring are kept)."""
-
-    @functools.wraps(method)
-    def wrapper(*args, **kwargs):
-        with single_threaded():
-            return method(*args, **kwargs)
-
-    return wrapper
