@@ -757,3 +757,27 @@ def test_warnings_of_fit_point_at_the_caller():
         SMIClustering(2, random_state=0).fit(X, cannot_link=cannot)
     conflicts = [w for w in caught if "pairwise" in str(w.message)]
     assert conflicts and all(w.filename == __file__ for w in conflicts)
+
+
+def test_fewer_clusters_than_asked_warn():
+    # ten clusters asked of four blobs with links: seven hold samples, and a
+    # warning says so (at the caller's line); four asked, none
+    import warnings
+
+    X, y = make_blobs(500, 5, centers=4, random_state=1)
+    must, cannot = sample_links(y, 1248, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SMIClustering(10, random_state=0).fit(
+            X, must_link=must, cannot_link=cannot)
+    found = np.unique(model.labels_).size
+    assert found < 10
+    empty = [w for w in caught if "hold no sample" in str(w.message)]
+    assert len(empty) == 1 and empty[0].filename == __file__
+    assert f"use {found} of n_clusters=10" in str(empty[0].message)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SMIClustering(4, random_state=0).fit(
+            X, must_link=must, cannot_link=cannot)
+    assert np.unique(model.labels_).size == 4
+    assert not [w for w in caught if "hold no sample" in str(w.message)]

@@ -871,6 +871,7 @@ default=None
                                 c_seed, test_seed)
             finally:
                 del self._solves, self._classifiers
+            _warn_if_clusters_hold_no_sample(self.labels_, self.n_clusters_)
             self._x_exponent = inputs.exponent
             self._fit_X = inputs.X
             # what labels new samples when (almost) every training sample is
@@ -1858,6 +1859,21 @@ def _warn_if_too_few_clusters(clique, n_clusters):
             f"cannot-linked (through their must-link groups), more than "
             f"n_clusters={n_clusters}: no labelling satisfies every link.",
             ConstraintConflictWarning,
+            stacklevel=3,
+        )
+
+
+def _warn_if_clusters_hold_no_sample(labels, n_clusters):
+    """Warn when fewer than ``n_clusters`` clusters hold a sample (the
+    labels then run from 0 to the number found minus one)."""
+    found = int(np.unique(labels).size)
+    if found < n_clusters:
+        warnings.warn(
+            f"The labels use {found} of n_clusters={n_clusters} clusters (labels "
+            f"0 to {found - 1}); the other {n_clusters - found} hold no sample. "
+            "The data and links may hold fewer clusters, or a small cluster may "
+            "have joined a larger one.",
+            UserWarning,
             stacklevel=3,
         )
 
