@@ -781,3 +781,35 @@ def test_fewer_clusters_than_asked_warn():
             X, must_link=must, cannot_link=cannot)
     assert np.unique(model.labels_).size == 4
     assert not [w for w in caught if "hold no sample" in str(w.message)]
+
+
+def test_vote_warnings_name_spectral_learnings_labelling(monkeypatch):
+    # an eigen-solve of a Spectral Learning labelling in the vote that does
+    # not converge reaches the user once per labelling, named as that
+    # labelling's and at the caller's line; other warnings pass as they are
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    real = estimator_module.spectral_learning_labels
+
+    def spy(*args, **kwargs):
+        warnings.warn("ARPACK did not converge.", ConvergenceWarning, stacklevel=2)
+        warnings.warn("an aside", UserWarning, stacklevel=2)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "spectral_learning_labels", spy)
+    X, y = make_blobs(300, centers=3, random_state=0)
+    must, cannot = sample_links(y, 40, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SMIClustering(3, random_state=0).fit(
+            X, must_link=must, cannot_link=cannot)
+    named = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    ts = sorted({int(t) for t in model.tuning_results_["param_n_neighbors"]})
+    assert len(named) == len(ts)
+    assert all(w.filename == __file__ for w in named)
+    assert all("Spectral Learning's labelling at n_neighbors=" in str(w.message)
+               and "(ARPACK did not converge)" in str(w.message) for w in named)
+    asides = [w for w in caught if str(w.message) == "an aside"]
+    assert len(asides) == 1 and asides[0].category is UserWarning

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -865,12 +866,14 @@ default=None
             # asked for again (rule DG's check, then the spreading) only labels
             # it, and the second kernel of kernel="auto" (two clusters) trains no
             # second forest on the same seed labels
-            self._solves, self._classifiers = {}, {}
+            self._solves, self._classifiers, self._vote_warnings = {}, {}, []
             try:
                 self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
                                 c_seed, test_seed)
+                for warning in dict.fromkeys(self._vote_warnings):
+                    warnings.warn(warning[0], warning[1], stacklevel=2)
             finally:
-                del self._solves, self._classifiers
+                del self._solves, self._classifiers, self._vote_warnings
             _warn_if_clusters_hold_no_sample(self.labels_, self.n_clusters_)
             self._x_exponent = inputs.exponent
             self._fit_X = inputs.X
@@ -1094,10 +1097,13 @@ default=None
                                           solver_seed, kernel).labels)
         if SL_VOTE_MIN_CLUSTER_SIZE * c <= inputs.n_samples <= SL_VOTE_MAX_SAMPLES:
             for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
-                labellings.append(spectral_learning_labels(
-                    kernel_from_neighbors(graph, t), links.groups, c,
-                    random_state=solver_seed, eigen_solver=self.eigen_solver,
-                    max_iter=self.max_iter))
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    labellings.append(spectral_learning_labels(
+                        kernel_from_neighbors(graph, t), links.groups, c,
+                        random_state=solver_seed, eigen_solver=self.eigen_solver,
+                        max_iter=self.max_iter))
+                self._vote_warnings.extend(_vote_warnings(caught, t))
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
@@ -1861,6 +1867,22 @@ def _warn_if_too_few_clusters(clique, n_clusters):
             ConstraintConflictWarning,
             stacklevel=3,
         )
+
+
+def _vote_warnings(caught, n_neighbors):
+    """``(message, category)`` of the warnings of Spectral Learning's
+    labelling at ``n_neighbors`` in the vote, for ``fit`` to issue: an
+    eigen-solve that did not converge is named as that labelling's (the user
+    asked for no Spectral Learning), others as they were."""
+    out = []
+    for warning in caught:
+        text = str(warning.message)
+        if issubclass(warning.category, ConvergenceWarning):
+            text = (f"Spectral Learning's labelling at n_neighbors={n_neighbors}, "
+                    f"one of the labellings that vote on the clusters, did not "
+                    f"converge ({text.rstrip('.')}); it votes as computed.")
+        out.append((text, warning.category))
+    return out
 
 
 def _warn_if_clusters_hold_no_sample(labels, n_clusters):
