@@ -199,7 +199,7 @@ def split_by_components(operator, eigenvalues, eigenvectors, component):
     bases = [U[:, s > _SHARE_RCOND * largest] for U, s in svds]
     if sum(U.shape[1] for U in bases) <= k:  # the shares span the given vectors
         return eigenvalues, eigenvectors
-    values, vectors = [], []  # per block: Ritz values, (rows, Ritz vectors)
+    values, vectors = [], []  # per block: Ritz values, Ritz vectors on its rows
     for rows, U in zip(rows_of, bases):
         Q = np.zeros((n, U.shape[1]))
         Q[rows] = U
@@ -209,11 +209,12 @@ def split_by_components(operator, eigenvalues, eigenvectors, component):
         vectors.append(U @ Z)
     owner = np.concatenate([np.full(v.size, b) for b, v in enumerate(values)])
     column = np.concatenate([np.arange(v.size) for v in values])
-    top = np.argsort(-np.concatenate(values), kind="stable")[:k]
+    all_values = np.concatenate(values)
+    top = np.argsort(-all_values, kind="stable")[:k]
     out = np.zeros((n, k))
     for j, i in enumerate(top):
         out[rows_of[owner[i]], j] = vectors[owner[i]][:, column[i]]
-    return np.concatenate(values)[top], out
+    return all_values[top], out
 
 
 def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_start):
