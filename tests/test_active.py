@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pytest
 from conftest import blobs_with_strays
+from numpy.testing import assert_array_equal
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import adjusted_rand_score
 
@@ -242,6 +243,12 @@ def test_select_pairs_validation():
          "select_pairs must link two different samples"),
         (dict(random_state="a"), TypeError, "'random_state' parameter of "
          "select_pairs"),
+        # other data than the estimator's: the coverage distances would be
+        # taken in another space
+        (dict(X=np.c_[X, X]), ValueError, "'X' parameter of select_pairs must "
+         "hold the estimator's 2 training features; got 4 features"),
+        (dict(X=np.where(np.arange(10)[:, None] == 3, np.nan, X)), ValueError,
+         "Input X contains NaN.\nselect_pairs does not accept"),
     ]
     for change, error, match in cases:
         kwargs = dict(estimator=model, X=X, n_pairs=2)
@@ -372,6 +379,89 @@ def test_active_validation(four_blobs, params, oracle, error, match):
     X, y = four_blobs
     with pytest.raises(error, match=match):
         ActiveSMIClustering(4, **params).fit(X, oracle)
+
+
+def test_select_pairs_refuses_other_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, _, _ = _tiny(10, 2, 0)
+    model = SMIClustering(2, n_neighbors=3, gamma=0.0, random_state=0).fit(
+        pd.DataFrame(X, columns=["a", "b"])
+    )
+    assert select_pairs(model, pd.DataFrame(X, columns=["a", "b"]), 2,
+                        random_state=0).shape == (2, 2)
+    with pytest.raises(ValueError, match="feature names should match"):
+        select_pairs(model, pd.DataFrame(X, columns=["b", "a"]), 2)
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        # the model's parameters are validated as ActiveSMIClustering's
+        (dict(n_jobs=0), ValueError, "'n_jobs' parameter of ActiveSMIClustering "
+         r"must be None or an int in the range \(-inf, -1\] or an int in the "
+         r"range \[1, inf\). Got 0"),
+        (dict(gamma=-1.0), ValueError, "'gamma' parameter of ActiveSMIClustering"),
+        (dict(n_clusters=101), ValueError, "'n_clusters' parameter of "
+         r"ActiveSMIClustering must be an int in the range \[1, n_samples\] = "
+         r"\[1, 100\]. Got 101"),
+    ],
+)
+def test_active_errors_name_the_active_estimator(four_blobs, params, error, match):
+    X, y = four_blobs
+    with pytest.raises(error, match=match):
+        ActiveSMIClustering(**{"n_clusters": 4, **params}).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "missing", [np.nan, None, "pd.NA"], ids=["nan", "none", "pd.NA"]
+)
+def test_active_label_oracle_refuses_missing_labels(four_blobs, missing):
+    # "unknown" would otherwise be a class of its own (or, NaN being unequal
+    # to itself, one class per sample): links made up between such samples
+    X, y = four_blobs
+    if missing == "pd.NA":
+        pd = pytest.importorskip("pandas")
+        missing = pd.NA
+    labels = y.astype(object)
+    labels[[5, 7]] = missing
+    with pytest.raises(ValueError, match="'oracle' parameter of "
+                       "ActiveSMIClustering.fit must hold a label for every "
+                       r"sample .*got 2 missing .*first at index 5"):
+        ActiveSMIClustering(4, budget=10).fit(X, labels)
+
+
+def test_active_fit_predict_passes_the_oracle_on(four_blobs):
+    # ClusterMixin.fit_predict drops y: the loop would ask nothing
+    X, y = four_blobs
+    params = dict(budget=10, batch_size=5, n_neighbors=5, random_state=0)
+    fitted = ActiveSMIClustering(4, **params).fit(X, y)
+    model = ActiveSMIClustering(4, **params)
+    labels = model.fit_predict(X, y)
+    assert model.n_queries_ == fitted.n_queries_ == 10
+    assert_array_equal(labels, fitted.labels_)
+    assert_array_equal(
+        ActiveSMIClustering(4, **params).fit_predict(X, oracle=y), labels
+    )
+
+
+def test_active_feature_names_and_new_samples_are_checked(four_blobs):
+    pd = pytest.importorskip("pandas")
+    X, y = four_blobs
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    model = ActiveSMIClustering(4, budget=5, batch_size=5, n_neighbors=5,
+                                random_state=0).fit(frame, y)
+    assert list(model.feature_names_in_) == ["a", "b"]
+    assert model.n_features_in_ == 2
+    assert_array_equal(model.predict(frame), model.estimator_.predict(frame))
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(pd.DataFrame(np.c_[X, X[:, :1]], columns=["a", "b", "c"]))
+    with pytest.raises(ValueError, match="Input X contains NaN.\nActiveSMIClustering"):
+        model.predict_proba(pd.DataFrame(np.full((2, 2), np.nan), columns=["a", "b"]))
+    model.fit(X, y)  # refitted on an array: the old names go
+    assert not hasattr(model, "feature_names_in_")
+    with pytest.raises(ValueError, match="X has 3 features, but "
+                       "ActiveSMIClustering is expecting 2"):
+        model.predict(np.c_[X, X[:, :1]])
 
 
 def test_active_oracle_given_twice(four_blobs):

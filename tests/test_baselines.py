@@ -864,3 +864,21 @@ def test_csc_stage_order_depends_on_size_and_links(n, n_links, first):
     )
     assert Q.nnz == 2 * n_links  # distinct pairs in this construction
     assert csc_module._slicing_first(SimpleNamespace(n=n, Q_bar=Q)) is first
+
+
+@pytest.mark.parametrize("estimator", [SpectralLearning, ConstrainedSpectralClustering])
+def test_baselines_warn_when_the_graph_has_more_components_than_clusters(estimator):
+    # every row eight times: with n_neighbors=7 each row's copies are all its
+    # neighbours, the graph is 50 cliques, and the clusters follow them
+    X, _ = make_blobs(200, centers=3, random_state=0)
+    repeated = np.repeat(X[:50], 8, axis=0)
+    with pytest.warns(UserWarning, match="The kNN graph has 50 connected "
+                      "components, more than n_clusters=3.*n_neighbors of at "
+                      "least 8 joins them") as record:
+        model = estimator(3, random_state=0).fit(repeated)
+    assert model.n_graph_components_ == 50
+    assert record[0].filename == __file__  # at the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        joined = estimator(3, n_neighbors=24, random_state=0).fit(repeated)
+    assert joined.n_graph_components_ <= 3

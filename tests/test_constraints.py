@@ -164,3 +164,43 @@ def test_pairs_from_labels_accepts_any_label_kind(labels):
     must, cannot = pairs_from_labels(labels, unlabeled=unlabeled)
     assert must.tolist() == [[0, 2]]
     assert cannot.tolist() == [[0, 3], [2, 3]]
+
+
+@pytest.mark.parametrize(
+    "labels, match",
+    [
+        ([[0, 1], [1, 0]], r"'labels' parameter of count_violations must be "
+         r"1-d; got an array of shape \(2, 2\)"),
+        (None, r"must be 1-d; got an array of shape \(\)"),
+        (3, r"must be 1-d; got an array of shape \(\)"),
+        ([0.0, np.nan], "must hold a label for every sample .*got 1 missing"),
+    ],
+)
+def test_count_violations_refuses_labels_that_are_no_labelling(labels, match):
+    # 2-d labels were compared row-wise: two violations for one link
+    with pytest.raises(ValueError, match=match):
+        count_violations(labels, must_link=[[0, 1]])
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, "pd.NA"])
+def test_sample_links_refuses_missing_labels(missing):
+    # NaN != NaN made every pair of unknown samples a cannot-link
+    if missing == "pd.NA":
+        missing = pytest.importorskip("pandas").NA
+    labels = np.array([missing, missing, 0, 0], dtype=object)
+    with pytest.raises(ValueError, match="'labels' parameter of sample_links "
+                       r"must hold a label for every sample \(the true classes\); "
+                       "got 2 missing .*first at index 0"):
+        sample_links(labels, 3, random_state=0)
+
+
+def test_sample_links_minus_one_is_a_class():
+    # {-1, 1} labels are common: -1 is no "unknown" for true labels
+    must, cannot = sample_links([-1, -1, 1, 1], 6, random_state=0)
+    assert sorted(map(tuple, must.tolist())) == [(0, 1), (2, 3)]
+    assert len(cannot) == 4
+
+
+def test_sample_links_random_state_is_checked_by_name():
+    with pytest.raises(TypeError, match="'random_state' parameter of sample_links"):
+        sample_links([0, 1, 0], 1, random_state="x")

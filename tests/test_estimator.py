@@ -813,3 +813,55 @@ def test_vote_warnings_name_spectral_learnings_labelling(monkeypatch):
                and "(ARPACK did not converge)" in str(w.message) for w in named)
     asides = [w for w in caught if str(w.message) == "an aside"]
     assert len(asides) == 1 and asides[0].category is UserWarning
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"gamma": np.array([0.0, 1.0])}, {"eta": np.logspace(-1, 1, 3)},
+     {"gamma": np.array([1.0]), "eta": np.array([0.5, 2.0])}],
+)
+def test_gamma_and_eta_grids_as_arrays_match_lists(params):
+    # a grid built by np.linspace / np.logspace is a grid like a list
+    X, y = make_blobs(60, centers=2, random_state=0)
+    must, cannot = sample_links(y, 20, random_state=0)
+    as_lists = {name: list(value) for name, value in params.items()}
+    fitted = [
+        SMIClustering(2, n_neighbors=5, random_state=0, **p).fit(
+            X, must_link=must, cannot_link=cannot
+        )
+        for p in (params, as_lists)
+    ]
+    assert_array_equal(fitted[0].labels_, fitted[1].labels_)
+    assert fitted[0].gamma_ == fitted[1].gamma_
+
+
+def test_smi_clustering_takes_partial_labels():
+    X, y = make_blobs(60, centers=3, random_state=0)
+    partial = np.where(np.arange(60) % 4 == 0, y, -1)
+    model = SMIClustering(3, random_state=0).fit(X, partial_labels=partial)
+    assert_array_equal(smi_clustering(X, 3, partial_labels=partial,
+                                      random_state=0), model.labels_)
+
+
+@pytest.mark.parametrize("n_jobs", [0])
+def test_n_jobs_zero_is_refused_by_name(n_jobs):
+    from smiclust import local_scaling_kernel
+    from smiclust.baselines import ConstrainedSpectralClustering, SpectralLearning
+
+    X, _ = make_blobs(30, centers=2, random_state=0)
+    for estimator in (SMIClustering, SpectralLearning, ConstrainedSpectralClustering):
+        with pytest.raises(ValueError, match=f"'n_jobs' parameter of "
+                           f"{estimator.__name__} must be None or an int in the "
+                           r"range \(-inf, -1\] or an int in the range \[1, inf\)"):
+            estimator(2, n_jobs=n_jobs).fit(X)
+    with pytest.raises(ValueError, match="'n_jobs' parameter of local_scaling_kernel"):
+        local_scaling_kernel(X, 3, n_jobs=n_jobs)
+
+
+def test_classifier_given_as_a_class_is_refused_by_name():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_blobs(30, centers=2, random_state=0)
+    with pytest.raises(ValueError, match="'classifier' parameter of SMIClustering "
+                       "must be .*an instance with methods 'fit', 'predict_proba'"):
+        SMIClustering(2, classifier=LogisticRegression).fit(X)

@@ -169,3 +169,13 @@ def test_degree_normalized_cross_kernel_matches_loops():
                         if row_sum > 0 else 0.0)
             assert Kn[a, i] == pytest.approx(expected, abs=1e-13)
     assert not Kn[-1].any()
+
+
+def test_local_scaling_kernel_names_itself_for_its_search_options():
+    X = np.random.RandomState(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="'algorithm' parameter of "
+                       "local_scaling_kernel must be a str among"):
+        local_scaling_kernel(X, 3, algorithm="x")
+    with pytest.raises(TypeError, match="'random_state' parameter of "
+                       "local_scaling_kernel"):
+        local_scaling_kernel(X, 3, random_state="x")

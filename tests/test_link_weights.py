@@ -88,8 +88,10 @@ def test_weights_reach_the_solver():
     "weights, error, match",
     [
         ([1.0, 2.0], ValueError, r"of shape \(3,\), one weight per link"),
-        ([1.0, -1.0, 1.0], ValueError, "finite and >= 0; weight 1 is -1.0"),
-        ([1.0, np.nan, 1.0], ValueError, "finite and >= 0; weight 1 is nan"),
+        ([1.0, -1.0, 1.0], ValueError,
+         r"finite, >= 0 and <= 1e\+100; weight 1 is -1.0"),
+        ([1.0, np.nan, 1.0], ValueError, "weight 1 is nan"),
+        ([1.0, 1e160, 1.0], ValueError, r"<= 1e\+100; weight 1 is 1e\+160"),
         ([1.0, np.inf, 1.0], ValueError, "weight 1 is inf"),
         (["a", "b", "c"], TypeError, "real numbers; got an array of dtype <U1"),
         ([True, False, True], TypeError, "dtype bool"),
@@ -104,6 +106,37 @@ def test_bad_weights_are_rejected_by_name(weights, error, match):
         SMIClustering(2, n_neighbors=3).fit(
             X, cannot_link=[[0, 1], [2, 3], [4, 5]], cannot_link_weight=weights
         )
+
+
+@pytest.mark.parametrize(
+    "params, fit, match",
+    [
+        ({"gamma": 1e100}, {"must_link_weight": [1e100, 1.0]},
+         "'must_link_weight' parameter of SMIClustering times gamma must be at "
+         r"most 1e\+100 .*gamma up to 1e\+100 and must_link_weight up to 1e\+100"),
+        ({"eta": [1.0, 1e60]}, {"cannot_link_weight": [1e50]},
+         "'cannot_link_weight' parameter of SMIClustering times eta"),
+    ],
+)
+def test_weight_times_gamma_or_eta_beyond_range_is_rejected(params, fit, match):
+    # each factor is in range, their product (the link's weight in U) is not:
+    # beyond it U overflowed and every sample fell into one cluster
+    X = np.random.RandomState(0).normal(size=(20, 2))
+    model = SMIClustering(2, n_neighbors=3, **params)
+    must = [[0, 1], [2, 3]][: len(fit.get("must_link_weight", []))]
+    with pytest.raises(ValueError, match=match):
+        model.fit(X, must_link=must, cannot_link=[[4, 5]] if "cannot_link_weight"
+                  in fit else None, **fit)
+    assert not hasattr(model, "labels_")
+
+
+def test_largest_weights_in_range_give_a_finite_fit():
+    X = np.random.RandomState(0).normal(size=(40, 2))
+    model = SMIClustering(2, n_neighbors=5, gamma=1.0, random_state=0).fit(
+        X, must_link=[[0, 1]], must_link_weight=[1e100]
+    )
+    assert np.isfinite(model.eigenvalues_).all()
+    assert np.bincount(model.labels_).size == 2
 
 
 def test_weights_are_not_modified():

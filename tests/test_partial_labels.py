@@ -262,3 +262,37 @@ def test_auto_n_clusters_with_every_sample_cannot_linked_warns_not_fails():
                       "than n_clusters=9"):
         model = SMIClustering("auto", random_state=0).fit(X, cannot_link=every_pair)
     assert model.n_clusters_ == 9
+
+
+@pytest.mark.parametrize("links", ["closure", "paper"])
+@pytest.mark.parametrize("kind", ["must_link", "cannot_link"])
+def test_a_link_the_labels_contradict_is_refused_in_both_modes(links, kind):
+    # the default used to soften every link when a given must-link joined two
+    # classes (or a cannot-link two members of one class off the labels' chain)
+    X, y, y_partial = _partial(2)
+    known = np.flatnonzero(y_partial >= 0)
+    if kind == "must_link":
+        pair = next((i, j) for i in known for j in known if y[i] != y[j])
+    else:  # the first and last of 3+ members: no link of the labels' chain
+        members = known[y[known] == y[known[0]]]
+        assert members.size >= 3
+        pair = (members[0], members[-1])
+    with pytest.raises(ValueError, match="both a must-link and a cannot-link .*"
+                       f"1 given {kind.replace('_', '-')}.* the first is "
+                       rf"\({pair[0]}, {pair[1]}\)"):
+        SMIClustering(3, n_neighbors=5, links=links, random_state=0).fit(
+            X, partial_labels=y_partial, **{kind: [pair]}
+        )
+
+
+def test_pd_na_marks_unknown_string_labels():
+    pd = pytest.importorskip("pandas")
+    X, y, y_partial = _partial(0)
+    names = np.array(["a", "b", "c"])
+    strings = pd.Series(
+        [names[v] if v >= 0 else pd.NA for v in y_partial], dtype="string"
+    )
+    fitted = SMIClustering(3, n_neighbors=5, random_state=0)
+    assert_array_equal(fitted.fit(X, partial_labels=strings).labels_,
+                       SMIClustering(3, n_neighbors=5, random_state=0).fit(
+                           X, partial_labels=y_partial).labels_)

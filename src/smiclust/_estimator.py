@@ -7,12 +7,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BaseLinkClustering
+from .base import BaseLinkClustering, graph_components, warn_graph_components
 from .baselines._spectral_learning import spectral_learning_labels
 from .classifier_vote import (
     MIN_UNLINKED_SHARE,
@@ -27,10 +26,10 @@ from .classifier_vote import (
 )
 from .consensus import best_per_neighbors, vote_scores
 from .constraints import (
+    MAX_LINK_WEIGHT,
     ConstraintConflictWarning,
     check_constraints,
     encode_partial_labels,
-    link_matrix,
     link_violations,
     pairs_from_codes,
     rank_suspect_links,
@@ -97,6 +96,7 @@ from .utils import (
     check_n_neighbors,
     check_numeric,
     check_random_state_param,
+    n_jobs_param,
     progress,
     single_threaded,
     validate_params,
@@ -254,10 +254,6 @@ class _GraphFit:
 #: (docs/n-clusters.md measured the choice with these).
 _AUTO_C_NEIGHBORS = 7
 _AUTO_C_MAX = 20
-
-#: Largest link weight accepted: (1 + gamma)^2 and eta^2 stay far from overflow.
-MAX_LINK_WEIGHT = 1e100
-
 
 class SMIClustering(BaseLinkClustering):
     r"""SMI-based clustering (SMIC) and its semi-supervised extension (3SMIC).
@@ -713,7 +709,7 @@ class SMIClustering(BaseLinkClustering):
                            Options({"auto"})],
         "lsmi_n_folds": [Interval(numbers.Integral, 2, None, closed="left")],
         "random_state": check_random_state_param(),
-        "n_jobs": [None, Interval(numbers.Integral, None, None)],
+        "n_jobs": n_jobs_param(),
         "verbose": [Interval(numbers.Integral, 0, None, closed="left"), bool],
     }
 
@@ -828,6 +824,7 @@ default=None
             inputs = self._validate_fit(
                 X, must_link, cannot_link, must_link_weight, cannot_link_weight
             )
+            self._check_weight_products(inputs)
             inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
             # the closure of the given links, built once: how they are used, the
             # clique of cannot-linked groups and whether the link test runs
@@ -1296,10 +1293,34 @@ default=None
         self.n_clusters_scores_ = result.scores
         return replace(inputs, n_clusters=int(result.n_clusters))
 
+    def _check_weight_products(self, inputs):
+        """Each link enters ``U`` with its weight times ``gamma`` (must-links)
+        or ``eta`` (cannot-links): the products must stay within
+        ``MAX_LINK_WEIGHT``, as each factor does."""
+        for param, weights, name in (
+            ("gamma", inputs.must_weight, "must_link_weight"),
+            ("eta", inputs.cannot_weight, "cannot_link_weight"),
+        ):
+            values = as_grid(getattr(self, param))
+            if weights is None or not len(weights) or not values:
+                continue
+            product = max(values) * float(weights.max())
+            if product > MAX_LINK_WEIGHT:
+                raise ValueError(
+                    f"The {name!r} parameter of {type(self).__name__} times "
+                    f"{param} must be at most {MAX_LINK_WEIGHT:g} (the weight of "
+                    f"a link in U); got {param} up to {max(values)!r} and "
+                    f"{name} up to {float(weights.max())!r}."
+                )
+
     def _warn_unused_weights(self, inputs):
         """Warn when a link weight the user set cannot act."""
-        eta_set = self.eta != "auto" and any(e != 0 for e in as_grid(self.eta))
-        gamma_set = self.gamma != "auto" and any(g != 0 for g in as_grid(self.gamma))
+        eta_set = not isinstance(self.eta, str) and any(
+            e != 0 for e in as_grid(self.eta)
+        )
+        gamma_set = not isinstance(self.gamma, str) and any(
+            g != 0 for g in as_grid(self.gamma)
+        )
         if inputs.n_clusters == 1 and (eta_set or gamma_set):
             names = [f"{name}={getattr(self, name)!r}"
                      for name, is_set in (("gamma", gamma_set), ("eta", eta_set))
@@ -1781,6 +1802,7 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
             f"n_clusters={inputs.n_clusters}: every class needs a cluster of its "
             f"own. Set n_clusters to at least {n_classes} (or 'auto')."
         )
+    _check_links_against_labels(inputs, codes, owner)
     if mode == "paper":
         extra_must, extra_cannot = pairs_from_codes(codes)
     else:
@@ -1789,6 +1811,29 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
     cannot = _union_pairs(inputs.cannot_link, extra_cannot)
     must, cannot = check_constraints(must, cannot, inputs.n_samples, owner=owner)
     return replace(inputs, must_link=must, cannot_link=cannot)
+
+
+def _check_links_against_labels(inputs, codes, owner):
+    """Refuse a given link that the partial labels contradict: a must-link
+    between two classes, a cannot-link inside one (in both modes, whichever
+    of the labels' pairs become links)."""
+    for kind, links, contradicts in (
+        ("must-link", inputs.must_link, np.not_equal),
+        ("cannot-link", inputs.cannot_link, np.equal),
+    ):
+        if not len(links):
+            continue
+        a, b = codes[links[:, 0]], codes[links[:, 1]]
+        bad = np.flatnonzero((a >= 0) & (b >= 0) & contradicts(a, b))
+        if bad.size:
+            i, j = (int(v) for v in links[bad[0]])
+            raise ValueError(
+                f"A pair cannot be both a must-link and a cannot-link in {owner}: "
+                "partial_labels link every two labelled samples (a must-link "
+                f"within a class, a cannot-link between classes), and "
+                f"{bad.size} given {kind}(s) contradict them; the first is "
+                f"({i}, {j})."
+            )
 
 
 def _spanning_label_links(codes):
@@ -1916,40 +1961,10 @@ def _warn_if_rank_deficient(eigenvalues, c):
 def _graph_components(graph, inputs, n_neighbors, *, warn):
     """Number of connected components of the graph of ``K'`` and the links;
     with ``warn``, a warning when there are more than clusters."""
-    n, c = graph.shape[0], inputs.n_clusters
-    pattern = (
-        graph
-        + link_matrix(inputs.must_link, n, inputs.must_weight)
-        + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
-    )
-    n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
-    if warn and c > 1 and n_components > c:
-        linked = len(inputs.must_link) + len(inputs.cannot_link) > 0
-        with_links = " (with links)" if linked else ""
-        warnings.warn(
-            f"The kNN graph{with_links} has {n_components} connected components, "
-            f"more than n_clusters={c}; clusters may follow the components. "
-            + _components_remedy(inputs.X, n_neighbors),
-            UserWarning,
-            stacklevel=5,
-        )
-    return int(n_components)
-
-
-def _components_remedy(X, n_neighbors):
-    """What joins the components: more neighbours, or, when some row has more
-    copies than ``n_neighbors`` (they are then all each other's
-    neighbours), at least as many neighbours as it has copies."""
-    if not sp.issparse(X):
-        _, counts = np.unique(X, axis=0, return_counts=True)
-        if counts.max() > n_neighbors:
-            return (
-                f"{int(np.sum(counts > 1))} rows of X are repeated, up to "
-                f"{int(counts.max())} times, and the copies of a row are each "
-                "other's nearest neighbours: n_neighbors of at least "
-                f"{int(counts.max())} joins them, or keep one copy of each row."
-            )
-    return "A larger n_neighbors joins them."
+    n_components = graph_components(graph, inputs)
+    if warn:
+        warn_graph_components(n_components, inputs, n_neighbors, stacklevel=5)
+    return n_components
 
 
 def _single_row(t, gamma, eta, n_violations, n_found):
@@ -1976,11 +1991,14 @@ def smi_clustering(
     cannot_link=None,
     must_link_weight=None,
     cannot_link_weight=None,
+    partial_labels=None,
     **params,
 ):
     """Cluster ``X`` with SMIC / 3SMIC and return the labels.
 
-    Builds :class:`SMIClustering` ``(n_clusters, **params)`` and fits it.
+    Builds :class:`SMIClustering` ``(n_clusters, **params)`` and fits it with
+    the links, their weights and the partial labels given (see
+    :meth:`SMIClustering.fit`).
 
     Returns
     -------
@@ -2001,5 +2019,6 @@ def smi_clustering(
         cannot_link=cannot_link,
         must_link_weight=must_link_weight,
         cannot_link_weight=cannot_link_weight,
+        partial_labels=partial_labels,
     )
     return model.labels_

@@ -75,6 +75,7 @@ S. Basu, A. Banerjee, R. J. Mooney. Active semi-supervision for pairwise
 constrained clustering. SDM 2004.
 """
 
+import copy
 import numbers
 import time
 from dataclasses import dataclass
@@ -84,9 +85,15 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .constraints import check_constraints, check_links, pairs_in_both
+from .base import _FEATURE_ATTRIBUTES
+from .constraints import (
+    check_complete_labels,
+    check_constraints,
+    check_links,
+    pairs_in_both,
+)
 from .utils import (
     HasMethods,
     Interval,
@@ -95,6 +102,7 @@ from .utils import (
     draw_seeds,
     progress,
     validate_params,
+    validate_training_samples,
 )
 
 __all__ = ["select_pairs", "ActiveSMIClustering", "StopAsking"]
@@ -521,7 +529,7 @@ def select_pairs(
     owner = "select_pairs"
     proba, scales, c = _check_estimator(estimator, owner)
     n = proba.shape[0]
-    X = _check_X(X, owner)
+    X = _check_X(X, owner, estimator)
     if X.shape[0] != n:
         raise ValueError(
             f"The 'X' parameter of {owner} must hold the {n} training samples "
@@ -560,17 +568,28 @@ def _check_estimator(estimator, owner):
     )
 
 
-def _check_X(X, owner):
+def _check_X(X, owner, estimator):
+    """``X`` as float64 (sparse: CSR), 2-d, finite, with the features the
+    fitted ``estimator`` was trained on (count, and names when it has them)."""
     from .utils import check_numeric
 
     check_numeric(X, owner=owner, accept_sparse=True)
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_2d=False)
-    if X.ndim != 2:
+    checked = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_2d=False,
+                          input_name="X", estimator=owner)
+    if checked.ndim != 2:
         raise ValueError(
             f"The 'X' parameter of {owner} must be a 2-d array of shape "
-            f"(n_samples, n_features); got an array of shape {X.shape}."
+            f"(n_samples, n_features); got an array of shape {checked.shape}."
         )
-    return X
+    expected = estimator.n_features_in_
+    if checked.shape[1] != expected:
+        raise ValueError(
+            f"The 'X' parameter of {owner} must hold the estimator's "
+            f"{expected} training features; got {checked.shape[1]} features."
+        )
+    # the column names, when the estimator was fitted on named columns
+    validate_data(estimator, X, reset=False, skip_check_array=True)
+    return checked
 
 
 #: n_neighbors tried by the held-out-answer search of ActiveSMIClustering.
@@ -819,7 +838,9 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
             the answers so far); any other exception it raises propagates
             unchanged and leaves nothing fitted. An array of labels stands for
             the oracle ``y[i] == y[j]`` (a simulation with known classes;
-            scikit-learn passes ``y`` so). ``None`` (and no ``oracle``): no
+            scikit-learn passes ``y`` so): every sample needs a label
+            (``None``, NaN and ``pd.NA`` are refused; ``-1`` is a class,
+            not "unknown" as in partial labels). ``None`` (and no ``oracle``): no
             question is asked, the fit is :class:`~smiclust.SMIClustering`
             with the answers given below, if any.
         oracle : callable, default=None
@@ -838,8 +859,15 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         -------
         self : ActiveSMIClustering
         """
+        from ._estimator import SMIClustering
+
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
+        validate_params(
+            {name: getattr(self, name) for name in self._MODEL_PARAMS},
+            SMIClustering._parameter_constraints,
+            owner,
+        )
         if self.batch_size > self.budget:
             raise ValueError(
                 f"The 'batch_size' parameter of {owner} must be at most budget="
@@ -857,11 +885,14 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
                 "oracle(i, j) -> True, False or None, or an array of labels; "
                 f"got {type(oracle).__name__}."
             )
-        # the model's own checks (X, the SMIClustering parameters), then the
-        # answers given, before any question is asked
-        # validated (float64; sparse as CSR) for the coverage distances; the
-        # fits take X as given, so that they read its feature names
-        validated = self._model(0)._validate_fit(X, None, None).X
+        # X, then the answers given, before any question is asked; X
+        # validated (float64; sparse as CSR) for the coverage distances, on a
+        # copy that takes the feature attributes until every input has passed
+        # (the fits take X as given, so that they read its feature names)
+        proxy = copy.copy(self)
+        validated, _, _ = validate_training_samples(
+            proxy, X, self.n_clusters, accept_sparse=True
+        )
         n = validated.shape[0]
         must, cannot, unknown = _given_answers(
             must_link, cannot_link, unknown_pairs, n, f"{owner}.fit"
@@ -955,8 +986,20 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.inferred_must_link_ = closure.inferred_must
         self.n_queries_ = n_queries
         self.history_ = history
-        self.n_features_in_ = model.n_features_in_
+        for name in _FEATURE_ATTRIBUTES:
+            if name in proxy.__dict__:
+                setattr(self, name, proxy.__dict__[name])
+            elif name in self.__dict__:
+                delattr(self, name)
         return self
+
+    def fit_predict(self, X, y=None, **fit_params):
+        """Ask the oracle, cluster ``X`` and return ``labels_``.
+
+        The same as ``fit(X, y, **fit_params).labels_``: ``y`` is the oracle
+        (a callable or an array of labels), as in :meth:`fit`.
+        """
+        return self.fit(X, y, **fit_params).labels_
 
     def _choose_parameters(self, X, must, cannot, n, model, rng):
         """The "auto" parameters that best predict held-out answers.
@@ -1040,14 +1083,23 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
 
     def predict(self, X):
         """Cluster of new samples (``estimator_.predict``)."""
-        check_is_fitted(self, "estimator_")
+        self._check_new_samples(X)
         return self.estimator_.predict(X)
 
     def predict_proba(self, X):
         """Class-posterior estimates of new samples
         (``estimator_.predict_proba``)."""
-        check_is_fitted(self, "estimator_")
+        self._check_new_samples(X)
         return self.estimator_.predict_proba(X)
+
+    def _check_new_samples(self, X):
+        """Fitted, and ``X`` numeric, finite, with the training features (the
+        errors name this estimator; ``estimator_`` then reads ``X`` itself)."""
+        from .utils import check_numeric
+
+        check_is_fitted(self, "estimator_")
+        check_numeric(X, owner=type(self).__name__, accept_sparse=True)
+        validate_data(self, X, reset=False, accept_sparse="csr", dtype=np.float64)
 
 
 def _given_answers(must_link, cannot_link, unknown_pairs, n_samples, owner):
@@ -1069,7 +1121,7 @@ def _given_answers(must_link, cannot_link, unknown_pairs, n_samples, owner):
 
 def _label_oracle(labels, n_samples, owner):
     """The oracle of known labels: ``labels[i] == labels[j]``."""
-    labels = np.asarray(labels)
+    labels = check_complete_labels(labels, name="oracle", owner=f"{owner}.fit")
     if labels.shape != (n_samples,):
         raise ValueError(
             f"The 'oracle' parameter of {owner}.fit, given as labels, must have "

@@ -7,13 +7,16 @@ ConstrainedSpectralClustering build on it.
 """
 
 import copy
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from .constraints import check_constraints, check_link_weights
+from .constraints import check_constraints, check_link_weights, link_matrix
 from .neighbors import nearest_neighbors
 from .utils import (
     at_unit_scale,
@@ -22,7 +25,12 @@ from .utils import (
     validate_training_samples,
 )
 
-__all__ = ["BaseLinkClustering", "FitInputs"]
+__all__ = [
+    "BaseLinkClustering",
+    "FitInputs",
+    "graph_components",
+    "warn_graph_components",
+]
 
 #: Attributes that scikit-learn's ``validate_data`` sets on an estimator.
 _FEATURE_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
@@ -152,3 +160,49 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._accepts_sparse
         return tags
+
+
+def graph_components(graph, inputs):
+    """Number of connected components of a sparse graph of the samples
+    (a kernel) joined by the links of ``inputs``."""
+    n = graph.shape[0]
+    pattern = (
+        graph
+        + link_matrix(inputs.must_link, n, inputs.must_weight)
+        + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
+    )
+    n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
+    return int(n_components)
+
+
+def warn_graph_components(n_components, inputs, n_neighbors, *, stacklevel):
+    """A ``UserWarning`` when the kNN graph joined by the links has more
+    connected components than clusters, saying what joins them;
+    ``stacklevel`` as the caller's own ``warnings.warn`` would take it."""
+    c = inputs.n_clusters
+    if c > 1 and n_components > c:
+        linked = len(inputs.must_link) + len(inputs.cannot_link) > 0
+        with_links = " (with links)" if linked else ""
+        warnings.warn(
+            f"The kNN graph{with_links} has {n_components} connected components, "
+            f"more than n_clusters={c}; clusters may follow the components. "
+            + _components_remedy(inputs.X, n_neighbors),
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
+def _components_remedy(X, n_neighbors):
+    """What joins the components: more neighbours, or, when some row has more
+    copies than ``n_neighbors`` (they are then all each other's
+    neighbours), at least as many neighbours as it has copies."""
+    if not sp.issparse(X):
+        _, counts = np.unique(X, axis=0, return_counts=True)
+        if counts.max() > n_neighbors:
+            return (
+                f"{int(np.sum(counts > 1))} rows of X are repeated, up to "
+                f"{int(counts.max())} times, and the copies of a row are each "
+                "other's nearest neighbours: n_neighbors of at least "
+                f"{int(counts.max())} joins them, or keep one copy of each row."
+            )
+    return "A larger n_neighbors joins them."

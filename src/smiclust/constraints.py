@@ -13,6 +13,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.utils import check_random_state
 
+from .utils import check_random_state_param, validate_params
+
 __all__ = [
     "ConstraintConflictWarning",
     "check_links",
@@ -22,6 +24,7 @@ __all__ = [
     "check_link_weights",
     "pairs_from_labels",
     "encode_partial_labels",
+    "check_complete_labels",
     "pairs_from_codes",
     "sample_links",
     "count_violations",
@@ -31,6 +34,11 @@ __all__ = [
     "pairs_in_both",
     "unlinked_mask",
 ]
+
+
+#: Largest link weight accepted, for gamma and eta and for each link's own
+#: weight: (1 + gamma)^2 and eta^2 stay far from overflow.
+MAX_LINK_WEIGHT = 1e100
 
 
 class ConstraintConflictWarning(UserWarning):
@@ -307,7 +315,7 @@ def link_matrix(pairs, n_samples, weights=None):
 
 
 def check_link_weights(weights, n_pairs, *, name="must_link_weight", owner="fit"):
-    """Validate one non-negative finite weight per link.
+    """Validate one weight per link, in ``[0, MAX_LINK_WEIGHT]``.
 
     Parameters
     ----------
@@ -342,11 +350,12 @@ def check_link_weights(weights, n_pairs, *, name="must_link_weight", owner="fit"
             f"{arr.shape}."
         )
     arr = arr.astype(np.float64)
-    bad = ~np.isfinite(arr) | (arr < 0)
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr > MAX_LINK_WEIGHT)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{prefix} finite and >= 0; weight {i} is {float(arr[i])!r}."
+            f"{prefix} finite, >= 0 and <= {MAX_LINK_WEIGHT:g}; weight {i} is "
+            f"{float(arr[i])!r}."
         )
     return arr
 
@@ -471,10 +480,52 @@ def encode_partial_labels(
     return codes
 
 
-def _is_unknown(value, unlabeled):
+def _is_missing(value):
+    """Whether a label is a missing-value marker: None, NaN or pandas' NA."""
     if value is None:
         return True
     if isinstance(value, float) and np.isnan(value):
+        return True
+    kind = type(value)
+    return kind.__name__ == "NAType" and kind.__module__.startswith("pandas")
+
+
+def check_complete_labels(labels, *, name="labels", owner="fit"):
+    """True labels, one per sample, as a 1-d array; missing markers refused.
+
+    For inputs that stand for known classes (a simulated oracle, links drawn
+    from the classes), where ``None``, NaN or ``pd.NA`` would otherwise
+    become a class of their own (or, NaN being unequal to itself, one class
+    per sample). ``-1`` is a class here, as in ``{-1, 1}`` labels.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+    """
+    y = np.asarray(labels)
+    if y.ndim != 1:
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be 1-d; got an array of "
+            f"shape {y.shape}."
+        )
+    if y.dtype.kind == "f":
+        missing = np.isnan(y)
+    elif y.dtype.kind == "O":
+        missing = np.array([_is_missing(v) for v in y.tolist()], dtype=bool)
+    else:
+        missing = np.zeros(y.shape[0], dtype=bool)
+    if missing.any():
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must hold a label for every "
+            f"sample (the true classes); got {int(missing.sum())} missing "
+            "(None, NaN or NA), the first at index "
+            f"{int(np.flatnonzero(missing)[0])}."
+        )
+    return y
+
+
+def _is_unknown(value, unlabeled):
+    if _is_missing(value):
         return True
     return type(value) is type(unlabeled) and value == unlabeled or (
         isinstance(value, numbers.Number)
@@ -493,7 +544,8 @@ def sample_links(labels, n_links, random_state=None):
     Parameters
     ----------
     labels : array-like of shape (n_samples,)
-        True labels.
+        True labels, one per sample: ``None``, NaN and ``pd.NA`` are refused
+        (``-1`` is a class here, unlike in partial labels).
     n_links : int
         Number of pairs, ``0 <= n_links <= n_samples (n_samples - 1) / 2``.
     random_state : int, RandomState instance or None, default=None
@@ -510,12 +562,7 @@ def sample_links(labels, n_links, random_state=None):
     >>> sorted(map(tuple, must.tolist())), len(cannot)
     ([(0, 1), (2, 3)], 4)
     """
-    y = np.asarray(labels)
-    if y.ndim != 1:
-        raise ValueError(
-            "The 'labels' parameter of sample_links must be 1-d; got an array of "
-            f"shape {y.shape}."
-        )
+    y = check_complete_labels(labels, owner="sample_links")
     n = y.shape[0]
     n_pairs = n * (n - 1) // 2
     if not isinstance(n_links, numbers.Integral) or isinstance(n_links, bool):
@@ -529,6 +576,11 @@ def sample_links(labels, n_links, random_state=None):
             f"[0, n_samples (n_samples - 1) / 2] = [0, {n_pairs}]. Got {n_links!r} "
             "instead."
         )
+    validate_params(
+        {"random_state": random_state},
+        {"random_state": check_random_state_param()},
+        "sample_links",
+    )
     rng = check_random_state(random_state)
     if 2 * n_links > n_pairs:
         codes = rng.choice(n_pairs, size=int(n_links), replace=False)
@@ -578,13 +630,24 @@ def count_violations(labels, must_link=None, cannot_link=None):
     A must-link is violated when its samples get different labels, a cannot-link
     when they get the same label.
 
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        One label per sample (``None``, NaN and ``pd.NA`` are refused).
+    must_link, cannot_link : array-like of shape (n_links, 2), default=None
+        Pairs of sample indices.
+
+    Returns
+    -------
+    n_violations : int
+
     Examples
     --------
     >>> from smiclust.constraints import count_violations
     >>> count_violations([0, 0, 1], must_link=[[0, 2]], cannot_link=[[0, 1]])
     2
     """
-    y = np.asarray(labels)
+    y = check_complete_labels(labels, owner="count_violations")
     n = y.shape[0]
     must = check_links(must_link, n, name="must_link", owner="count_violations")
     cannot = check_links(cannot_link, n, name="cannot_link", owner="count_violations")

@@ -146,6 +146,12 @@ def local_scaling_kernel(
            [0.   , 0.607, 1.   , 0.018],
            [0.   , 0.   , 0.018, 1.   ]])
     """
+    from .utils import (
+        Options,
+        check_random_state_param,
+        n_jobs_param,
+        validate_params,
+    )
     from .utils._checks import (
         at_unit_scale,
         check_n_neighbors,
@@ -153,6 +159,15 @@ def local_scaling_kernel(
         unit_exponent,
     )
 
+    validate_params(
+        {"algorithm": algorithm, "n_jobs": n_jobs, "random_state": random_state},
+        {
+            "algorithm": [Options({"auto", "exact", "approximate"})],
+            "n_jobs": n_jobs_param(),
+            "random_state": check_random_state_param(),
+        },
+        "local_scaling_kernel",
+    )
     X = check_samples(X, owner="local_scaling_kernel", min_samples=2)
     t = check_n_neighbors(n_neighbors, X.shape[0], owner="local_scaling_kernel")
     # the kernel is scale-invariant; avoid overflow / underflow

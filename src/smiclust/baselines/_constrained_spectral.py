@@ -32,9 +32,15 @@ import numbers
 
 import numpy as np
 
-from ..base import BaseLinkClustering
+from ..base import BaseLinkClustering, graph_components, warn_graph_components
 from ..kernels import local_scaling_kernel_from_neighbors
-from ..utils import Interval, Options, check_n_neighbors, check_random_state_param
+from ..utils import (
+    Interval,
+    Options,
+    check_n_neighbors,
+    check_random_state_param,
+    n_jobs_param,
+)
 from ._csc_pencil import constraint_matrix
 from ._csc_solve import solve_csc
 
@@ -155,6 +161,10 @@ class ConstrainedSpectralClustering(BaseLinkClustering):
         feasible eigenvector).
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         The kernel :math:`A`.
+    n_graph_components_ : int
+        Connected components of the graph of :math:`A` joined by the links.
+        When there are more than ``n_clusters``, a ``UserWarning`` says what
+        joins them.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -251,7 +261,7 @@ class ConstrainedSpectralClustering(BaseLinkClustering):
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": check_random_state_param(),
-        "n_jobs": [None, Interval(numbers.Integral, None, None)],
+        "n_jobs": n_jobs_param(),
     }
 
     def __init__(
@@ -316,6 +326,8 @@ class ConstrainedSpectralClustering(BaseLinkClustering):
         graph = self._neighbor_graph(inputs, t, neighbor_seed)
         A = local_scaling_kernel_from_neighbors(graph, t)
         self.affinity_matrix_ = A
+        self.n_graph_components_ = graph_components(A, inputs)
+        warn_graph_components(self.n_graph_components_, inputs, t, stacklevel=2)
         if c == 1:
             self.labels_ = np.zeros(n, dtype=np.intp)
             self.embedding_ = np.zeros((n, 0))

@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import LinearOperator
 from sklearn.cluster import KMeans
 
-from ..base import BaseLinkClustering
+from ..base import BaseLinkClustering, warn_graph_components
 from ..eigensolvers import leading_eigenvectors, sign_flip
 from ..kernels import local_scaling_kernel_from_neighbors, modified_kernel
 from ..link_groups import group_sums, off_group_kernel
@@ -38,6 +38,7 @@ from ..utils import (
     Options,
     check_n_neighbors,
     check_random_state_param,
+    n_jobs_param,
     single_threaded_openmp,
 )
 
@@ -495,7 +496,9 @@ class SpectralLearning(BaseLinkClustering):
         The link-modified affinity :math:`A`.
     n_graph_components_ : int
         Connected components of the graph of :math:`A` (after dropping
-        negligible edges, see Notes).
+        negligible edges, see Notes). When there are more than
+        ``n_clusters``, the clusters follow them, and a ``UserWarning`` says
+        what joins them.
     n_iter_ : int
         Number of vectors the eigen-solver multiplied by the (deflated)
         :math:`N` (its cost in operator applications; ``max_iter`` bounds it).
@@ -561,7 +564,7 @@ class SpectralLearning(BaseLinkClustering):
         "max_iter": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": check_random_state_param(),
-        "n_jobs": [None, Interval(numbers.Integral, None, None)],
+        "n_jobs": n_jobs_param(),
     }
 
     def __init__(
@@ -634,6 +637,7 @@ class SpectralLearning(BaseLinkClustering):
         self.affinity_matrix_ = A
         self.n_graph_components_ = result.n_components
         self.n_iter_ = max(result.n_operator_applications, 1)
+        warn_graph_components(result.n_components, inputs, t, stacklevel=2)
         return self
 
 

@@ -30,6 +30,7 @@ from ._validation import (
     RealGrid,
     as_grid,
     check_random_state_param,
+    n_jobs_param,
     validate_params,
 )
 
@@ -57,6 +58,7 @@ __all__ = [
     "RealGrid",
     "as_grid",
     "check_random_state_param",
+    "n_jobs_param",
     "validate_params",
 ]
 

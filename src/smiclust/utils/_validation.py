@@ -100,7 +100,8 @@ class Options:
 
 @dataclass(frozen=True)
 class HasMethods:
-    """An object with every one of ``methods`` (an estimator, say)."""
+    """An object with every one of ``methods`` (an estimator instance, say;
+    a class is refused: its methods are unbound)."""
 
     methods: tuple
 
@@ -108,10 +109,12 @@ class HasMethods:
         return not isinstance(value, (str, numbers.Number)) and value is not None
 
     def contains(self, value):
-        return all(callable(getattr(value, m, None)) for m in self.methods)
+        return not isinstance(value, type) and all(
+            callable(getattr(value, m, None)) for m in self.methods
+        )
 
     def __str__(self):
-        return "an object with methods " + ", ".join(repr(m) for m in self.methods)
+        return "an instance with methods " + ", ".join(repr(m) for m in self.methods)
 
 
 #: The sequence types a grid parameter may be (read by the estimators too).
@@ -227,6 +230,16 @@ def _describe(constraint):
 def check_random_state_param():
     """Constraint list for ``random_state`` (None, int or RandomState)."""
     return [None, Interval(numbers.Integral, 0, 2**32 - 1), np.random.RandomState]
+
+
+def n_jobs_param():
+    """Constraint list for ``n_jobs``: None or a non-zero int (joblib's
+    meaning: ``-1`` every core, ``-2`` all but one, ...)."""
+    return [
+        None,
+        Interval(numbers.Integral, None, -1, closed="right"),
+        Interval(numbers.Integral, 1, None, closed="left"),
+    ]
 
 
 def as_grid(value, default=()):
