@@ -238,6 +238,17 @@ MALFORMED = {
                         "line 2 has 3 field(s); expected 2 like the header (line 1)"),
     "non-numeric cell": ({"d.csv": "x,y\n1,2\n3,four\n"}, ["fit", "d.csv", "-k", "2"],
                          "line 3, column 2 ('y'): expected a number, got 'four'"),
+    # an unset shell variable as a file name: refused before the fit
+    "empty --out": ({}, [*FIT, "--out", ""],
+                    "--out needs a file name; got an empty string"),
+    "empty --save": ({}, [*FIT, "--save", ""],
+                     "--save needs a file name; got an empty string"),
+    "empty --suspect-links": ({}, [*FIT, "--suspect-links", ""],
+                              "--suspect-links needs a file name; got an empty"),
+    "eigenvector plot of one cluster": (
+        {}, ["fit", "moons.csv", "-k", "1", *DATA, *FIXED, "--plot", "p.png",
+             "--plot-embedding", "eigenvectors"],
+        "--plot-embedding eigenvectors needs -k 2 or more"),
     "empty cell": ({"d.csv": "x,y\n1,2\n,4\n"}, ["fit", "d.csv", "-k", "2"],
                    "line 3, column 1 ('x'): expected a number, got an empty cell"),
     "non-finite cell": ({"d.csv": "1,2\n3,inf\n"}, ["fit", "d.csv", "-k", "2"],
@@ -466,6 +477,56 @@ def test_options_are_taken_in_full_only(capsys):
     args = build_parser().parse_args(["fit", "d.csv", "-k", "2",
                                       "--links-header", "no"])
     assert args.links_header == "no"
+
+
+def test_pgf_plot_without_latex_is_refused_before_the_fit(monkeypatch):
+    # the pgf backend needs LaTeX: it failed after --save and --suspect-links
+    # were written, as an "unexpected RuntimeError"
+    import shutil
+
+    pytest.importorskip("matplotlib")
+    from smiclust.commands import _common
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(_common.UsageError, match="--plot 'p.pgf': the pgf format "
+                       "needs xelatex .LaTeX., which is not installed"):
+        _common.require_matplotlib("p.pgf")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "--n-jobs", "0"], "argument --n-jobs: expected a non-zero integer"),
+    (["demo", "--seed", "-1"], "argument --seed: expected an integer in "
+     "[0, 4294967295], got '-1'"),
+    (["datasets", "sonar", "--out", "s.csv", "--random-state", "4294967296"],
+     "argument --random-state: expected an integer in [0, 4294967295]"),
+    (["fit", "d.csv", "-k", "2", "--gamma", "inf"],
+     "argument --gamma: expected 'auto' or finite numbers >= 0.0, got 'inf'"),
+    (["fit", "d.csv", "-k", "2", "--n-jobs", "0"], "argument --n-jobs"),
+    (["fit", "d.csv", "-k", "2", "--random-state", "-1"], "argument --random-state"),
+])
+def test_bad_numbers_are_refused_by_the_parser_naming_the_option(argv, message,
+                                                                 capsys):
+    # before: "unexpected ValueError" with status 1 (demo, datasets), or the
+    # estimator's parameter named instead of the option (fit, ask)
+    from smiclust.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err.splitlines()[-1]
+
+
+def test_a_refused_fit_leaves_existing_outputs_untouched(work, tmp_path):
+    for name in ("m.joblib", "s.csv"):
+        (tmp_path / name).write_bytes(b"old\n")
+    proc = cli(*FIT, "--must-link", work["dir"] / "must.csv", "--save",
+               tmp_path / "m.joblib", "--suspect-links", tmp_path / "s.csv",
+               "--out", "", cwd=work["dir"])
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("--out needs a file name; got an empty "
+                                        "string")
+    assert all((tmp_path / name).read_bytes() == b"old\n"
+               for name in ("m.joblib", "s.csv"))
 
 
 @pytest.mark.parametrize("name", list(MALFORMED))

@@ -346,6 +346,13 @@ BAD = [
      "needs a file name"),
     ("out directory", ["--links", "new.csv", "--out", "no/such/out.csv"], "--out",
      "does not exist"),
+    # an unset shell variable: refused before the first question
+    ("out empty", ["--links", "new.csv", "--out", ""], "--out",
+     "needs a file name; got an empty string"),
+    ("links empty", ["--links", ""], "--links",
+     "needs a file name; got an empty string"),
+    ("random state", ["--links", "new.csv", "--random-state", "-1"],
+     "--random-state", "expected an integer in [0, 4294967295], got '-1'"),
     ("missing data", ["--links", "new.csv"], "DATA", "No such file"),
     ("bad answer", ["--links", "bad-answer.csv"], "--links",
      "line 3, column 3: expected must, cannot or skip, got 'maybe'"),
@@ -396,7 +403,7 @@ def test_bad_input_is_refused_naming_the_option(refused, name, extra, option,
     assert result["rc"] == 2, result
     assert result["stdout"] == ""
     lines = result["stderr"].strip().splitlines()
-    if name not in ("budget", "batch size"):  # argparse prints the usage first
+    if name not in ("budget", "batch size", "random state"):  # argparse: usage first
         assert len(lines) == 1, lines
     assert lines[-1].startswith("smiclust ask: error: "), lines
     assert option in lines[-1] and message in lines[-1], lines
@@ -585,6 +592,7 @@ def test_no_pair_left_ends_the_questions(tmp_path):
     with contextlib.redirect_stderr(stderr):
         code = ask.run(args, stdin=Answering(stdout, y), stdout=stdout)
     assert code == 0 and "No pair is left to ask" in stdout.getvalue()
+    assert "run the same command to go on" not in stdout.getvalue()
     n = len(ROWS.findall(stdout.getvalue()))
     assert 0 < n < 40 and len(answers_in(tmp_path / "links.csv")) == 1 + n
     summary = summary_of(stderr.getvalue())
@@ -669,3 +677,47 @@ def test_keep_cannot_links_is_passed_to_the_fit(tmp_path):
     assert summaries[True]["keep_cannot_links"] is True
     assert summaries[False]["keep_cannot_links"] is False
     assert summaries[True]["n_violations"] == 0 < summaries[False]["n_violations"]
+
+
+class ClosedAfter(io.StringIO):
+    """Standard output whose reader goes away after ``n`` writes."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def write(self, text):
+        self.n -= 1
+        if self.n < 0:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_closed_stdout_stops_the_session_keeping_the_answers(tmp_path):
+    # a pager quit or '| head': nobody sees the questions, so the session
+    # stops with status 1 and says so, the answers given kept
+    data, X, y = _blobs(tmp_path)
+    stdout = ClosedAfter(40)
+    args = _args(tmp_path, data, budget=10, n_neighbors=3,
+                 out=tmp_path / "out.csv")
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        code = ask.run(args, stdin=Answering(stdout, y), stdout=stdout)
+    assert code == 1
+    saved = answers_in(tmp_path / "links.csv")[1:]
+    assert 0 < len(saved) < 10
+    assert (f"stdout was closed, so the questions cannot be shown; stopped "
+            f"without the final fit; {len(saved)} answers saved in") in (
+        stderr.getvalue())
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_budget_zero_without_a_file_says_none_was_written(tmp_path):
+    data, X, y = _blobs(tmp_path)
+    stdout = io.StringIO()
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert ask.run(_args(tmp_path, data, budget=0, n_neighbors=3),
+                       stdin=io.StringIO(), stdout=stdout) == 0
+    assert "0 answers (" in stdout.getvalue() and "links.csv not written)" in (
+        stdout.getvalue())
+    assert not (tmp_path / "links.csv").exists()

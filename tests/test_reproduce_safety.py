@@ -102,6 +102,24 @@ def test_a_directory_the_tool_wrote_is_accepted(tmp_path):
     assert '"new_runs": 0' in again.stdout
 
 
+def test_an_out_of_another_configuration_is_refused_and_left_untouched(tmp_path):
+    # runs with flipped links (--config noise-quick) were averaged into the
+    # paper's report of the same directory, and its config.json replaced
+    out = tmp_path / "out"
+    proc = _reproduce(*CHEAP, "--out", out)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    before = _snapshot(out)
+    mixed = _reproduce("--config", "noise-quick", "--methods", "sl", "--out", out)
+    _assert_refused(mixed, "holds the runs of the configuration 'full'",
+                    "the configuration 'noise-quick' would mix its runs")
+    # checked under the directory's lock (so a run in progress is named
+    # first), whose file holds the last holder's process id
+    after = _snapshot(out)
+    for snapshot in (before, after):
+        snapshot.pop(".smiclust-reproduce.lock")
+    assert after == before
+
+
 def test_a_partial_header_is_restarted(tmp_path):
     from smiclust.experiments._records import RecordWriter
 

@@ -5,6 +5,7 @@ definitions, reading files with one-line errors, progress reporting, output
 writing.
 """
 
+import argparse
 import contextlib
 import json
 import math
@@ -149,6 +150,16 @@ def require_matplotlib(path):
         raise usage_error(
             f"--plot {path!r}: unknown image format {suffix!r}; use one of "
             f"{', '.join(sorted(supported))}")
+    if suffix == "pgf":
+        import shutil
+
+        from matplotlib import rcParams
+
+        tex = rcParams["pgf.texsystem"]
+        if shutil.which(tex) is None:
+            raise usage_error(
+                f"--plot {path!r}: the pgf format needs {tex} (LaTeX), which is "
+                "not installed; use pdf, svg or png")
 
 
 def save_figure(fig, path, option, *, dpi):
@@ -159,7 +170,7 @@ def save_figure(fig, path, option, *, dpi):
     try:
         with atomic_write(path, "wb") as f:
             fig.savefig(f, format=fmt, dpi=dpi)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: LaTeX
         raise usage_error(f"cannot write {option} {path!r}: {one_line(exc)}") \
             from None
 
@@ -171,12 +182,38 @@ def _same_file(a, b):
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+def number_arg(convert, kind, accept, requirement):
+    """argparse type: ``convert(value)``, which must satisfy ``accept``."""
+    def parse(value):
+        try:
+            x = convert(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {kind}, got {value!r}") from None
+        if not accept(x):
+            raise argparse.ArgumentTypeError(
+                f"expected {requirement}, got {value!r}")
+        return x
+    parse.__name__ = kind
+    return parse
+
+
+seed_arg = number_arg(int, "an integer", lambda n: 0 <= n <= 2**32 - 1,
+                      "an integer in [0, 4294967295]")
+
+
+n_jobs_arg = number_arg(int, "an integer", lambda n: n != 0,
+                        "a non-zero integer (-1: every core)")
+
+
 def check_output_path(path, option, inputs=()):
     """Fail before any work when an output file cannot be created, or when it
     is one of ``inputs`` (pairs ``(option, path)``): outputs never overwrite
     what the user gave, nor each other."""
     if path is None or path == "-":
         return
+    if path == "":
+        raise usage_error(f"{option} needs a file name; got an empty string")
     for other_option, other in inputs:
         if other is not None and other != "-" and _same_file(path, other):
             raise usage_error(

@@ -167,6 +167,11 @@ def check_options(args):
         inputs.append((option, path))
     if args.plot:
         _common.require_matplotlib(args.plot)
+        if args.plot_embedding == "eigenvectors" and args.n_clusters < 2:
+            raise _common.usage_error(
+                "--plot-embedding eigenvectors needs -k 2 or more (the two "
+                f"leading eigenvectors); got -k {args.n_clusters}. Use "
+                "--plot-embedding pca")
     if args.top is not None and args.suspect_links is None:
         raise _common.usage_error("--top needs --suspect-links FILE (it limits "
                                   "the links written there)")

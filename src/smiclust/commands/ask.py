@@ -8,6 +8,7 @@ or a closed terminal loses nothing and running the same command again resumes.
 """
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -65,7 +66,9 @@ output:
 
 exit status: 0 when the questions end (budget, q, end of input), 2 on bad
   input (one line on stderr, no file written), 130 on Ctrl-C (the answers
-  given are in the --links file).
+  given are in the --links file), 1 when stdout is closed while asking (a
+  pager quit, '| head'): no final fit, the answers given are in the --links
+  file.
 
 examples:
   smiclust ask data.csv -k 3 --id-column sample --budget 50 --links links.csv \\
@@ -80,19 +83,9 @@ PROMPT = "Same cluster? [y]es / [n]o / [s]kip / [q]uit: "
 REPLIES = {"y": "must", "yes": "must", "n": "cannot", "no": "cannot",
            "s": "skip", "skip": "skip", "q": "quit", "quit": "quit"}
 
-def _non_negative_int(value):
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected an integer, got {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(
-            f"expected an integer >= 0, got {value!r}")
-    return number
 
-
-_non_negative_int.__name__ = "an integer"
+_non_negative_int = _common.number_arg(int, "an integer", lambda n: n >= 0,
+                                       "an integer >= 0")
 
 
 def add_parser(subparsers):
@@ -127,7 +120,8 @@ def add_parser(subparsers):
         "--batch-size", type=positive_int, default=10, metavar="B",
         help="questions chosen per refit of the model (default: 10)")
     model = add_model_arguments(p)
-    model.add_argument("--random-state", type=int, default=0, metavar="INT",
+    model.add_argument("--random-state", type=_common.seed_arg, default=0,
+                       metavar="INT",
                        help="seed of the fits and of the choice of pairs "
                             "(default: 0)")
     out = p.add_argument_group("output")
@@ -546,14 +540,17 @@ class Session:
         args = self.args
         counts = self.counts()
         n = len(self.answers)
+        where = (f"in {args.links}" if os.path.exists(args.links)
+                 else f"({args.links} not written)")
+        go_on = (self.stopped != "no pairs left" and n < args.budget)
         self.say()
         self.say(
-            f"{_count(n, 'answer')} in {args.links} ({counts['must']} same, "
+            f"{_count(n, 'answer')} {where} ({counts['must']} same, "
             f"{counts['cannot']} different, {counts['skip']} skipped; "
             f"{n - self.n_resumed} this session)" + (
                 f"; {_count(args.budget - n, 'question')} left of the budget of "
                 f"{args.budget}: run the same command to go on"
-                if n < args.budget else ""))
+                if go_on else ""))
         self.rep.progress(f"fitting with {_count(counts['must'], 'must-link')} and "
                           f"{_count(counts['cannot'], 'cannot-link')}")
         self.fit_start = time.perf_counter()
@@ -583,12 +580,24 @@ def run(args, *, stdin=None, stdout=None):
             model = session.run()
         _finish(session, model, fmt, start)
     except KeyboardInterrupt:
-        n = len(session.answers)
-        kept = (f"{_count(n, 'answer')} saved in {args.links} (run the same "
-                "command to go on)" if n else "no answer given")
-        print(f"\nsmiclust ask: interrupted; {kept}", file=sys.stderr, flush=True)
+        print(f"\nsmiclust ask: interrupted; {_kept(session)}", file=sys.stderr,
+              flush=True)
         return 130
+    except BrokenPipeError:
+        # the reader of the questions went away: nobody sees them any more
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("smiclust ask: stdout was closed, so the questions cannot be "
+              f"shown; stopped without the final fit; {_kept(session)}",
+              file=sys.stderr, flush=True)
+        return 1
     return 0
+
+
+def _kept(session):
+    n = len(session.answers)
+    return (f"{_count(n, 'answer')} saved in {session.args.links} (run the "
+            "same command to go on)" if n else "no answer given")
 
 
 def _read_answers(path, ids, n_samples):

@@ -13,14 +13,17 @@ def add_parser(subparsers):
             "A table on stdout; with --json, a JSON list of objects. With NAME "
             "and --out FILE.csv, writes that data set as CSV: a header line, "
             "columns x0, x1, ... and the true class in the last column, 'label' "
-            "(leave it out of a fit with --columns, or use it with --labels)."
+            "(leave it out of a fit with --columns; to give some of it to "
+            "fit --labels, write it to a file of its own, one label per line "
+            "and -1 where unknown)."
         ),
     )
     p.add_argument("name", metavar="NAME", nargs="?", default=None,
                    help="a data set to export (with --out)")
     p.add_argument("--out", "-o", metavar="FILE.csv", default=None,
                    help="write data set NAME to FILE.csv ('-': stdout)")
-    p.add_argument("--random-state", type=int, default=0, metavar="INT",
+    p.add_argument("--random-state", type=_common.seed_arg, default=0,
+                   metavar="INT",
                    help="seed of the draw for randomly sub-sampled data sets "
                         "(default: 0)")
     p.add_argument("--json", action="store_true",

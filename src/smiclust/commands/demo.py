@@ -31,13 +31,15 @@ def add_parser(subparsers):
         default=DEFAULT_FRACTIONS,
         help="link counts as fractions of all pairs (default: %(default)s)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=_common.seed_arg, default=0,
+                   help="random seed (default: 0)")
     p.add_argument(
         "--plot",
         default="smiclust-demo.png",
         help="figure to write (default: %(default)s); '' for none",
     )
-    p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--n-jobs", type=_common.n_jobs_arg, default=None,
+                   help="parallel jobs of each fit's search (default: 1)")
 
 
 def run(args):

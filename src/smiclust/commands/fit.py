@@ -88,31 +88,16 @@ examples:
 """
 
 
-def _number_arg(convert, kind, accept, requirement):
-    """argparse type: ``convert(value)``, which must satisfy ``accept``."""
-    def parse(value):
-        try:
-            x = convert(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected {kind}, got {value!r}") from None
-        if not accept(x):
-            raise argparse.ArgumentTypeError(
-                f"expected {requirement}, got {value!r}")
-        return x
-    parse.__name__ = kind
-    return parse
+positive_int = _common.number_arg(int, "an integer", lambda n: n >= 1,
+                                  "an integer >= 1")
 
 
-positive_int = _number_arg(int, "an integer", lambda n: n >= 1, "an integer >= 1")
+non_negative_float = _common.number_arg(
+    float, "a number", lambda x: 0 <= x < float("inf"), "a finite number >= 0")
 
 
-non_negative_float = _number_arg(float, "a number", lambda x: 0 <= x < float("inf"),
-                                 "a finite number >= 0")
-
-
-fraction_arg = _number_arg(float, "a number", lambda x: 0 <= x < 1,
-                            "a number in [0, 1)")
+fraction_arg = _common.number_arg(float, "a number", lambda x: 0 <= x < 1,
+                                  "a number in [0, 1)")
 
 
 def spreading_arg(value):
@@ -131,9 +116,10 @@ def _grid_arg(kind, convert, low):
             raise argparse.ArgumentTypeError(
                 f"expected 'auto', {kind} or a comma-separated list, got {value!r}"
             ) from None
-        if not values or any(not (v >= low) for v in values):
+        if not values or any(not (low <= v < float("inf")) for v in values):
             raise argparse.ArgumentTypeError(
-                f"expected 'auto' or {kind}(s) >= {low}, got {value!r}"
+                f"expected 'auto' or finite {kind.split(' ', 1)[1]}s >= {low}, "
+                f"got {value!r}"
             )
         return values[0] if len(values) == 1 else values
     parse.__name__ = kind
@@ -278,9 +264,11 @@ def add_parser(subparsers):
                             "aside as wrong, when the fit without links "
                             "predicts held-out links better (default: 0.05; "
                             "0 never tests)")
-    model.add_argument("--random-state", type=int, default=0, metavar="INT",
+    model.add_argument("--random-state", type=_common.seed_arg, default=0,
+                       metavar="INT",
                        help="seed of every random choice (default: 0)")
-    model.add_argument("--n-jobs", type=int, default=None, metavar="INT",
+    model.add_argument("--n-jobs", type=_common.n_jobs_arg, default=None,
+                       metavar="INT",
                        help="parallel jobs of the search (default: 1)")
     out = _common.add_output_arguments(p, fit=True)
     out.add_argument("--save", metavar="MODEL", default=None,
@@ -432,6 +420,11 @@ def _fit(model, inputs, rep):
 
 
 def _write_model_and_plot(args, model, inputs, options, id_name, rep):
+    # the plot first: drawing can still fail after the checks of the paths
+    # (e.g. a LaTeX error), and then no other output is written
+    if args.plot:
+        _plot(args, model, inputs)
+        rep.progress(f"plot written to {args.plot}")
     if args.suspect_links:
         n_written = _write_suspect_links(args, model, inputs.ids, id_name)
         rep.progress(f"{_count(n_written, 'link')}, most contradicted first, "
@@ -439,9 +432,6 @@ def _write_model_and_plot(args, model, inputs, options, id_name, rep):
     if args.save:
         _save(args, model, inputs, options, id_name)
         rep.progress(f"model saved to {args.save}")
-    if args.plot:
-        _plot(args, model, inputs)
-        rep.progress(f"plot written to {args.plot}")
 
 
 def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):

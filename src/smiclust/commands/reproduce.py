@@ -89,7 +89,9 @@ def add_parser(subparsers):
                         "(default: those of the config; --quick: 3smic sl csc); "
                         "with --methods, --datasets or --seeds only those runs "
                         "run, and OUT's config.json and report keep describing "
-                        "every method, data set and seed already there")
+                        "every method, data set and seed already there (an OUT "
+                        "of another configuration, e.g. --quick against "
+                        "--config noise, is refused)")
     p.add_argument("--seeds", type=int, metavar="N", default=None,
                    help="number of seeds, 0..N-1 (default: 20; --quick: 2)")
     p.add_argument("--link-levels", type=float, nargs="+", metavar="FRACTION",
@@ -289,6 +291,7 @@ def run(args):
             if args.scheduler is not None and not args.report_only:
                 check_scheduler(args.scheduler)
             stack.enter_context(lock_out_dir(out))
+            _check_same_config(out, config)
         except (OutputDirError, SchedulerError) as exc:
             raise UsageError(str(exc)) from None
         except OSError as exc:  # e.g. permission denied
@@ -299,6 +302,21 @@ def run(args):
             raise UsageError(str(exc)) from None
     print(json.dumps(result, indent=2))
     return 0
+
+
+def _check_same_config(out, config):
+    """Refuse an OUT whose config.json is another configuration's: its
+    records would be reported with this one's (e.g. runs with flipped links
+    averaged into the paper's numbers)."""
+    from ..experiments import read_config
+
+    previous = read_config(out)
+    if previous is not None and previous.get("name") != config["name"]:
+        raise UsageError(
+            f"{str(out)!r} holds the runs of the configuration "
+            f"{previous.get('name')!r} (its config.json); the configuration "
+            f"{config['name']!r} would mix its runs with them in one report: "
+            "choose another --out")
 
 
 def _run_and_report(args, config, out):
