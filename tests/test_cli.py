@@ -238,6 +238,11 @@ MALFORMED = {
                         "line 2 has 3 field(s); expected 2 like the header (line 1)"),
     "non-numeric cell": ({"d.csv": "x,y\n1,2\n3,four\n"}, ["fit", "d.csv", "-k", "2"],
                          "line 3, column 2 ('y'): expected a number, got 'four'"),
+    # the ids were overwritten by the cluster column of the output
+    "id column named cluster": (
+        {"d.csv": "cluster,x,y\na,1,2\nb,3,4\nc,5,6\nd,7,8\n"},
+        ["fit", "d.csv", "-k", "2", "--id-column", "cluster", "--n-neighbors", "2"],
+        "--id-column 'cluster' is also the name of a column of the assignments"),
     # an unset shell variable as a file name: refused before the fit
     "empty --out": ({}, [*FIT, "--out", ""],
                     "--out needs a file name; got an empty string"),

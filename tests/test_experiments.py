@@ -858,3 +858,32 @@ def test_merge_configs_keeps_what_the_directory_holds():
     assert merge_configs(previous, other) == json.loads(json.dumps(other))
     assert merge_configs(None, now) == json.loads(json.dumps(now))
     assert previous["methods"] and list(previous["methods"]) == ["3smic", "sl"]
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(methods=["nope"]), "'methods' parameter of make_config must be a sequence "
+     "of method names"),
+    (dict(methods="sl"), "'methods' parameter"),
+    (dict(seeds=[1.7]), "'seeds' parameter of make_config must be a sequence of "
+     "ints >= 0"),
+    (dict(seeds="12"), "'seeds' parameter"),
+    (dict(datasets={"nope": {"link_fractions": [0.1], "preprocessing": ["raw"]}}),
+     "'datasets' parameter of make_config: dataset must be one of"),
+    (dict(datasets={"sonar": {"link_fractions": [0.1], "preprocessing": "raw"}}),
+     r"datasets\['sonar'\]\['preprocessing'\]"),
+    (dict(datasets={"sonar": {"link_fractions": [5], "preprocessing": ["raw"]}}),
+     r"datasets\['sonar'\]\['link_fractions'\].* fractions in \[0, 1\]; got \[5\]"),
+    (dict(datasets={"sonar": {"preprocessing": ["raw"]}}),
+     r"\['link_fractions'\]"),
+    (dict(method_overrides={"sl": {"time_budjet": 3}}),
+     r"method_overrides\['sl'\].* got \['time_budjet'\]"),
+    (dict(method_overrides={"csc": {"ts": [3]}}), "'method_overrides' parameter"),
+])
+def test_make_config_refuses_what_no_run_can_use(change, match):
+    # nonsense was kept and failed later, once per run, or raised KeyError
+    parts = dict(datasets={"sonar": {"link_fractions": [0.1],
+                                     "preprocessing": ["raw"]}},
+                 methods=["sl"], seeds=[0])
+    parts.update(change)
+    with pytest.raises(ValueError, match=match):
+        make_config("x", **parts)

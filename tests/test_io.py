@@ -654,3 +654,103 @@ def test_write_columns_any_table(tmp_path, suffix):
         assert text == sep.join(["a_i", "kind", "score"]) + "\n" + \
             sep.join(["x", "must", "0.5"]) + "\n" + \
             sep.join(["y", "cannot", "0.333333"]) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# found by the review of 2026-11-27: silent losses in the writers and readers
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    # the ids were overwritten by the labels or probabilities
+    (dict(ids=["a", "b"], id_name="cluster"), "id_name 'cluster' is the name of "
+     "another output column .cluster.: the ids would be lost"),
+    (dict(ids=["a", "b"], id_name="proba_1", proba=[[1.0, 0.0], [0.0, 1.0]]),
+     "id_name 'proba_1' is the name of another output column"),
+    (dict(ids=np.array([["a"], ["b"]])), r"ids must be 1-d; got shape \(2, 1\)"),
+    (dict(proba=[[np.nan, 1.0], [0.0, 1.0]]), "proba must be finite"),
+])
+def test_assignment_columns_refuse_what_would_be_lost(kwargs, match):
+    from smiclust.io import assignment_columns
+
+    with pytest.raises(ValueError, match=match):
+        assignment_columns([0, 1], **kwargs)
+
+
+@pytest.mark.parametrize("labels", [[0.7, 1.9], [0, np.nan], ["a", "b"]])
+def test_assignment_columns_need_integer_labels(labels):
+    from smiclust.io import assignment_columns
+
+    with pytest.raises(ValueError, match="labels must hold integer cluster labels"):
+        assignment_columns(labels)
+    assert assignment_columns([0.0, 2.0])["cluster"] == [0, 2]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_write_columns_refuses_columns_of_other_lengths(tmp_path, fmt):
+    from smiclust.io import write_columns
+
+    path = tmp_path / f"u.{fmt}"
+    with pytest.raises(ValueError, match="columns must be of one length; column "
+                       "'a' has 3 values and column 'b' 1"):
+        write_columns(path, {"a": [1, 2, 3], "b": [1]})
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("text, kwargs, expected", [
+    # a missing-value marker in line 1 made it a header of numbers, the row lost
+    ("NA,1.5\n2,3\n4,5\n", {}, "line 1, column 1: expected a number, got 'NA'"),
+    ("?,1.5,2\n2,3,4\n", {}, "line 1, column 1: expected a number, got '?'"),
+    # Python's float() reads 1_0 as 10
+    ("1,2\n1_0,3\n", {}, "line 2, column 1: expected a number, got '1_0'"),
+])
+def test_read_table_refuses_rows_it_used_to_drop_or_misread(tmp_path, text,
+                                                            kwargs, expected):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=expected.replace("?", r"\?")):
+        read_table(str(path), **kwargs)
+
+
+def test_read_table_id_column_does_not_make_a_header(tmp_path):
+    # the ids are text anyway: 's1' over '2' in the id column is no header
+    path = tmp_path / "f.csv"
+    path.write_text("s1,1\ns2,2\n")
+    X, ids, names = read_table(str(path), id_column=0)
+    assert_array_equal(X, [[1.0], [2.0]])
+    assert list(ids) == ["s1", "s2"] and names is None
+    named = tmp_path / "g.csv"
+    named.write_text("id,x\ns1,1\ns2,2\n")
+    for spec in ("id", 0):
+        X, ids, names = read_table(str(named), id_column=spec)
+        assert list(ids) == ["s1", "s2"] and names == ["x"]
+
+
+def test_readers_check_the_ids_against_n_samples(tmp_path):
+    from smiclust.io import read_labels, read_links
+
+    links = tmp_path / "l.csv"
+    links.write_text("a,e\n")
+    with pytest.raises(ValueError, match="'ids' parameter must hold one id per "
+                       "sample: expected 3, got 5"):
+        read_links(str(links), ids=list("abcde"), n_samples=3)
+    with pytest.raises(ValueError, match="'ids' parameter must hold distinct ids; "
+                       "rows 0 and 1 are both 'a'"):
+        read_links(str(links), ids=list("aabcd"), n_samples=5)
+    labels = tmp_path / "lab.csv"
+    labels.write_text("e,1\na,2\n")
+    with pytest.raises(ValueError, match="expected 3, got 5"):
+        read_labels(str(labels), ids=list("abcde"), n_samples=3)
+
+
+def test_atomic_write_through_a_symbolic_link_replaces_its_target(tmp_path):
+    from smiclust.io import atomic_write
+
+    target = tmp_path / "real.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    os.symlink(target, link)
+    with atomic_write(link) as f:
+        f.write("new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]

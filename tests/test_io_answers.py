@@ -118,3 +118,25 @@ def test_answers_header_and_links_of():
     assert must.dtype == np.intp and cannot.dtype == np.intp
     must, cannot = links_of([])
     assert must.shape == (0, 2) and cannot.shape == (0, 2)
+
+
+@pytest.mark.parametrize("answers, ids, match", [
+    ([(-1, 0, "must")], ["a", "b"], "0-based indices below 2; answer 0 names -1"),
+    ([(5, 0, "must")], ["a", "b"], "below 2; answer 0 names 5"),
+    ([(0, 0, "must")], None, "two different rows; answer 0 pairs row 0 with itself"),
+    ([("x", 1, "skip")], None, "0-based indices; answer 0 names 'x'"),
+    ([(0, 1)], None, r"\(i, j, answer\) triples; answer 0 is \(0, 1\)"),
+])
+def test_write_answers_refuses_rows_that_name_no_pair(tmp_path, answers, ids, match):
+    # -1 wrote the last id; a self-pair wrote a file read_answers refuses
+    path = tmp_path / "a.csv"
+    with pytest.raises(ValueError, match="The answers of write_answers must .*"
+                       + match):
+        write_answers(str(path), answers, ids=ids)
+    assert not path.exists()
+
+
+def test_links_of_refuses_an_answer_it_would_drop():
+    with pytest.raises(ValueError, match="answers of links_of must be must, cannot "
+                       "or skip; answer 1 is 'MUST'"):
+        links_of([(0, 1, "must"), (1, 2, "MUST")])

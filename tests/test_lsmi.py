@@ -506,3 +506,12 @@ def test_design_validation_names_its_owner():
     design = LSMIDesign(_X, kernel_width=1.0, regularization=0.1)
     with pytest.raises(ValueError, match="'labels' parameter of LSMIDesign.evaluate"):
         design.evaluate(_Y[:10])
+
+
+def test_lsmi_score_refuses_missing_values_in_object_labels():
+    # each NaN was a class of its own (NaN is unequal to itself)
+    X = np.random.RandomState(0).normal(size=(20, 2))
+    labels = np.array([np.nan] * 10 + [1] * 10, dtype=object)
+    with pytest.raises(ValueError, match="'labels' parameter of lsmi_score must "
+                       "hold a label for every sample .*got 10 missing"):
+        lsmi_score(X, labels)

@@ -215,3 +215,37 @@ def test_embedding_of_another_estimator_says_what_to_pass(blobs3):
         embedding_2d(model)
     Z, _ = embedding_2d(model.embedding_)  # its coordinates work
     assert Z.shape == (90, 2)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(max_links=-1), "'max_links' parameter of plot_embedding must be None or "
+     "an int >= 0; got -1"),
+    (dict(max_links=1.5), "got 1.5"),
+    (dict(max_links="5"), "got '5'"),
+    (dict(labels=np.r_[np.nan, np.zeros(9)]), "'labels' parameter of "
+     "plot_embedding must hold a label for every sample"),
+])
+def test_plot_embedding_refuses_bad_options(kwargs, match):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X = np.random.RandomState(0).normal(size=(10, 2))
+    options = {"labels": np.zeros(10), "must_link": [[0, 1], [2, 3]], **kwargs}
+    fig, ax = plt.subplots()
+    try:
+        with pytest.raises(ValueError, match=match):
+            plot_embedding(X, ax=ax, **options)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("Z, match", [
+    (np.empty((5, 0)), r"got shape \(5, 0\)"),
+    (np.array([[np.nan, 1.0], [2.0, 3.0]]), "must be finite; got NaN or infinity "
+     "in 1 row"),
+])
+def test_embedding_2d_refuses_empty_or_non_finite_arrays(Z, match):
+    with pytest.raises(ValueError, match=match):
+        embedding_2d(Z)

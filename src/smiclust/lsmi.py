@@ -114,6 +114,12 @@ def _encode_labels(labels, n_samples, owner):
         raise TypeError(f"{prefix} real or categorical. Got dtype {arr.dtype}.")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{prefix} finite. Got NaN or infinity instead.")
+    if arr.dtype.kind == "O":
+        # missing values of an object column (NaN is unequal to itself: each
+        # would be a class of its own)
+        from .constraints import check_complete_labels
+
+        check_complete_labels(arr, owner=owner)
     try:
         _, codes = np.unique(arr, return_inverse=True)
     except TypeError as exc:

@@ -117,9 +117,12 @@ def embedding_2d(model_or_embedding, *, method="auto"):
             return _pca_2d(model_or_embedding)
         model_or_embedding = model_or_embedding.toarray()  # two columns at most
     Z = np.asarray(model_or_embedding, dtype=np.float64)
-    if Z.ndim != 2 or Z.shape[0] == 0:
+    if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] == 0:
         raise ValueError("model_or_embedding must be a fitted model or a 2-d array "
                          f"of shape (n_samples, n_dims); got shape {Z.shape}.")
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("model_or_embedding must be finite; got NaN or infinity "
+                         f"in {int(np.sum(~np.isfinite(Z).all(axis=1)))} row(s).")
     if method == "eigenvectors":
         raise ValueError("method='eigenvectors' needs a fitted model, not an array.")
     if method == "pca" or Z.shape[1] > 2:
@@ -227,6 +230,15 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     labels = np.asarray(labels)
     if labels.shape != (n,):
         raise ValueError(f"labels must have shape ({n},); got {labels.shape}.")
+    from .constraints import check_complete_labels
+
+    check_complete_labels(labels, owner="plot_embedding")
+    if max_links is not None and (
+        isinstance(max_links, (bool, np.bool_))
+        or not isinstance(max_links, (int, np.integer)) or max_links < 0
+    ):
+        raise ValueError("The 'max_links' parameter of plot_embedding must be None "
+                         f"or an int >= 0; got {max_links!r}.")
 
     rng = np.random.RandomState(0)
     handles = []

@@ -2,6 +2,7 @@
 
 import argparse
 import math
+import re
 import sys
 import time
 
@@ -313,13 +314,13 @@ def run(args):
     # Every input is read and checked before anything is printed, so that a
     # bad file ends with exactly one line on stderr.
     inputs = read_inputs(args, options, rep)
+    id_name = _id_name(args.id_column, inputs.names, inputs.ids)
     model = _make_model(args)
     n_candidates = _announce(args, model, inputs, rep)
     fit_seconds = _fit(model, inputs, rep)
     if fit_seconds is None:
         return 1
     proba = model.proba_ if args.proba else None
-    id_name = _id_name(args.id_column, inputs.names, inputs.ids)
     _write_model_and_plot(args, model, inputs, options, id_name, rep)
     summary = _summary(args, model, inputs, options.fmt, n_candidates,
                        fit_seconds, start, rep)
@@ -497,9 +498,16 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
 
 
 def _id_name(id_column, names, ids):
+    """The name of the id column of the outputs: DATA's, or ``id``; a name
+    the assignments use for another column is refused (the ids would go)."""
     if ids is None:
         return "id"
     if isinstance(id_column, str) and not id_column.lstrip("-").isdigit():
+        if id_column == "cluster" or re.fullmatch(r"proba_\d+", id_column):
+            raise _common.usage_error(
+                f"--id-column {id_column!r} is also the name of a column of the "
+                "assignments (cluster, proba_0, proba_1, ...), which would "
+                "overwrite the ids; rename that column of DATA")
         return id_column
     return "id"
 

@@ -52,6 +52,9 @@ version that finishes in about a minute.
 
 import copy
 import json
+import numbers
+
+import numpy as np
 
 from ._noise import NOISE_FRACTIONS, check_noise
 
@@ -359,6 +362,7 @@ def make_config(name, *, datasets, methods, seeds, method_overrides=None):
     config : dict
     """
     overrides = method_overrides or {}
+    _check_config_parts(datasets, methods, seeds, overrides)
 
     def dataset_spec(name, spec):
         out = {
@@ -410,6 +414,59 @@ def merge_configs(previous, config):
             "methods": {**previous["methods"], **config["methods"]},
         }
     return json.loads(json.dumps(merged))
+
+
+#: The settings of a method that ``method_overrides`` may change (with any
+#: other key of its entry in :data:`METHODS`).
+OVERRIDE_KEYS = ("ts", "params", "time_budget", "max_samples", "max_features",
+                 "protocols")
+
+
+def _check_config_parts(datasets, methods, seeds, overrides):
+    """ValueError / TypeError naming the part of :func:`make_config` that is
+    not what a config holds."""
+    from ..datasets import dataset_info
+
+    def fail(parameter, expected, got):
+        raise ValueError(f"The {parameter!r} parameter of make_config must be "
+                         f"{expected}; got {got!r}.")
+
+    if isinstance(methods, str) or not all(m in METHODS for m in methods):
+        fail("methods", f"a sequence of method names among {sorted(METHODS)}",
+             methods)
+    if isinstance(seeds, (str, bytes)) or not all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+            and s >= 0 for s in seeds):
+        fail("seeds", "a sequence of ints >= 0", seeds)
+    if not isinstance(datasets, dict):
+        fail("datasets", "a dict of data-set name -> spec", datasets)
+    for name, spec in datasets.items():
+        try:
+            dataset_info(name)
+        except ValueError as exc:
+            raise ValueError(f"The 'datasets' parameter of make_config: {exc}") \
+                from None
+        where = f"datasets[{name!r}]"
+        preprocessing = spec.get("preprocessing") if isinstance(spec, dict) else None
+        if isinstance(preprocessing, str) or not preprocessing or not all(
+                p in PREPROCESSING for p in preprocessing):
+            fail(f"{where}['preprocessing']",
+                 f"a non-empty sequence among {PREPROCESSING}", preprocessing)
+        for key in ("link_fractions", "label_fractions"):
+            fractions = spec.get(key, () if key == "label_fractions" else None)
+            if fractions is None or isinstance(fractions, str) or not all(
+                    isinstance(f, numbers.Real) and not isinstance(f, bool)
+                    and 0 <= f <= 1 for f in fractions):
+                fail(f"{where}[{key!r}]", "a sequence of fractions in [0, 1]",
+                     fractions)
+    for method, settings in overrides.items():
+        if method not in methods:
+            fail("method_overrides", f"a dict keyed by the methods run "
+                 f"({list(methods)})", method)
+        known = sorted(set(OVERRIDE_KEYS) | set(METHODS[method]))
+        unknown = sorted(set(settings) - set(known))
+        if unknown:
+            fail(f"method_overrides[{method!r}]", f"settings among {known}", unknown)
 
 
 _NOISE_KEYS = ("noise_link_fractions", "noise_fractions")

@@ -91,7 +91,7 @@ def read_answers(path, *, ids=None, n_samples, delimiter=","):
     [(0, 1, 'must'), (1, 2, 'cannot'), (0, 2, 'skip')]
     """
     check_n_samples(n_samples)
-    ids = text_ids(ids)
+    ids = text_ids(ids, n_samples)
     rows = text_rows(path, delimiter)
     if rows and _is_header(rows[0][1], ids):
         rows = rows[1:]
@@ -152,7 +152,9 @@ def write_answers(path, answers, *, ids=None, id_name="id"):
     Raises
     ------
     ValueError
-        An answer other than must, cannot or skip (nothing is written).
+        An answer other than must, cannot or skip, or rows that are not two
+        different 0-based indices (below ``len(ids)`` when ``ids`` is given):
+        nothing is written.
 
     See Also
     --------
@@ -168,11 +170,8 @@ def write_answers(path, answers, *, ids=None, id_name="id"):
     0,1,must
     2,0,cannot
     """
-    answers = list(answers)
-    for k, (_, _, answer) in enumerate(answers):
-        if answer not in ANSWERS:
-            raise ValueError(f"The answers of write_answers must be must, cannot "
-                             f"or skip; answer {k} is {answer!r}.")
+    answers = _checked_answers(answers, "write_answers",
+                               None if ids is None else len(ids))
 
     def ref(i):
         return str(i) if ids is None else str(ids[i])
@@ -204,8 +203,40 @@ def links_of(answers):
     >>> must.tolist(), cannot.tolist()
     ([[0, 1]], [[0, 3]])
     """
+    answers = _checked_answers(answers, "links_of")
+
     def pairs(kind):
         return np.array([(i, j) for i, j, a in answers if a == kind],
                         dtype=np.intp).reshape(-1, 2)
 
     return pairs("must"), pairs("cannot")
+
+
+def _checked_answers(answers, owner, n_rows=None):
+    """``answers`` as a list of ``(i, j, answer)``: two different
+    non-negative integer rows (below ``n_rows`` when given) and one of
+    :data:`ANSWERS`, or a ValueError naming the first bad one."""
+    checked = []
+    for k, entry in enumerate(answers):
+        if len(entry) != 3:
+            raise ValueError(f"The answers of {owner} must be (i, j, answer) "
+                             f"triples; answer {k} is {entry!r}.")
+        i, j, answer = entry
+        if answer not in ANSWERS:
+            raise ValueError(f"The answers of {owner} must be must, cannot or "
+                             f"skip; answer {k} is {answer!r}.")
+        rows = []
+        for row in (i, j):
+            if isinstance(row, (bool, np.bool_)) or not isinstance(
+                    row, (int, np.integer)) or row < 0 or (
+                    n_rows is not None and row >= n_rows):
+                bound = "" if n_rows is None else f" below {n_rows}"
+                raise ValueError(
+                    f"The answers of {owner} must name rows by 0-based indices"
+                    f"{bound}; answer {k} names {row!r}.")
+            rows.append(int(row))
+        if rows[0] == rows[1]:
+            raise ValueError(f"The answers of {owner} must pair two different "
+                             f"rows; answer {k} pairs row {rows[0]} with itself.")
+        checked.append((rows[0], rows[1], answer))
+    return checked

@@ -23,7 +23,8 @@ def atomic_write(path, mode="w", **open_kwargs):
     The content goes to a temporary file in the directory of ``path`` (so that
     the rename stays on one file system); when the ``with`` block ends without
     an exception, the file is flushed to disk and renamed over ``path`` with
-    :func:`os.replace` (atomic on POSIX and Windows). When the block raises
+    :func:`os.replace` (atomic on POSIX and Windows); a symbolic link is
+    followed, and its target replaced. When the block raises
     (a full disk, a file size limit, an error of the caller), the temporary
     file is removed and ``path`` keeps its old content, or stays absent.
 
@@ -52,8 +53,10 @@ def atomic_write(path, mode="w", **open_kwargs):
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"The 'mode' parameter must be 'w' or 'wb'; got {mode!r}.")
-    path = os.fspath(path)
-    directory, name = os.path.split(os.path.abspath(path))
+    # through a symbolic link, the file it points to is replaced (the link
+    # stays a link)
+    path = os.path.realpath(os.fspath(path))
+    directory, name = os.path.split(path)
     file_mode = _new_file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:

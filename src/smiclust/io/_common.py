@@ -37,8 +37,9 @@ def file_suffix(path):
 
 
 def is_number(cell):
-    """Whether a (stripped) text cell parses as a float; ``""`` does not."""
-    if cell == "":
+    """Whether a (stripped) text cell parses as a float; ``""`` does not, nor
+    Python's digit grouping (``1_0``)."""
+    if cell == "" or "_" in cell:
         return False
     try:
         float(cell)
@@ -106,6 +107,20 @@ def load_npy(path):
     return arr
 
 
-def text_ids(ids):
-    """Row ids as a list of str (ids are compared as text), or None."""
-    return None if ids is None else [str(v) for v in ids]
+def text_ids(ids, n_samples=None):
+    """Row ids as a list of str (ids are compared as text), or None; with
+    ``n_samples``, one distinct id per sample or a ValueError."""
+    if ids is None:
+        return None
+    ids = [str(v) for v in ids]
+    if n_samples is not None:
+        if len(ids) != n_samples:
+            raise ValueError(f"The 'ids' parameter must hold one id per sample: "
+                             f"expected {n_samples}, got {len(ids)}.")
+        seen = {}
+        for k, v in enumerate(ids):
+            if v in seen:
+                raise ValueError(f"The 'ids' parameter must hold distinct ids; "
+                                 f"rows {seen[v]} and {k} are both {v!r}.")
+            seen[v] = k
+    return ids

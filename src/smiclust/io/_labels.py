@@ -86,7 +86,7 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
     """
     check_header_arg(header)
     check_n_samples(n_samples)
-    ids = text_ids(ids)
+    ids = text_ids(ids, n_samples)
     if file_suffix(path) in NPY_SUFFIXES:
         return _npy_labels(path, n_samples)
     rows = text_rows(path, delimiter, keep_blank=True)

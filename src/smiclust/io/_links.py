@@ -135,7 +135,7 @@ def _read(path, ids, n_samples, header, delimiter, *, weighted):
     two fields a line only."""
     check_header_arg(header)
     check_n_samples(n_samples)
-    ids = text_ids(ids)
+    ids = text_ids(ids, n_samples)
     if file_suffix(path) in NPY_SUFFIXES:
         return _read_npy_links(path, n_samples, weighted)
     rows = text_rows(path, delimiter)

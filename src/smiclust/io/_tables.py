@@ -87,7 +87,17 @@ def _read_text_table(path, *, id_column, header, columns, delimiter):
     rows = text_rows(path, delimiter)
     if not rows:
         raise ValueError(f"{path}: the file is empty (no rows)")
-    has_header = infer_header(rows) if header == "infer" else header
+    has_header = header
+    if header == "infer":
+        # the id column holds text anyway: it says nothing of a header, but an
+        # id column given by a name the first row holds does
+        skip = None
+        if isinstance(id_column, (int, np.integer)) and not isinstance(id_column, bool):
+            skip = int(id_column)
+        elif isinstance(id_column, str) and id_column.strip().isdigit():
+            skip = int(id_column)
+        named_id = isinstance(id_column, str) and id_column in rows[0][1]
+        has_header = named_id or infer_header(rows, skip)
     width = len(rows[0][1])
     check_width(path, rows, width, header_line=rows[0][0] if has_header else None)
     names = None
@@ -123,6 +133,8 @@ def _read_text_table(path, *, id_column, header, columns, delimiter):
     for k, j in enumerate(positions):
         cells = [cells[j] for _, cells in rows]
         try:
+            if any("_" in cell for cell in cells):  # float() reads 1_0 as 10
+                raise ValueError
             X[:, k] = np.array(cells, dtype=np.float64)
         except ValueError:
             bad = next(i for i, cell in enumerate(cells) if not is_number(cell))

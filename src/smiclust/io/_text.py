@@ -97,18 +97,30 @@ def check_width(path, rows, width, *, header_line=None, expected=None):
             )
 
 
-def infer_header(rows):
+#: Cells that mark a missing value in exported tables (compared in lower
+#: case): text, but no column name.
+MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "null", "none", "?", "missing"})
+
+
+def infer_header(rows, skip=None):
     """A first row is a header when it names columns.
 
     That is, when every cell of it is non-empty text, or when some cell is text
-    where the second row has a number.
+    where the second row has a number. A missing-value marker
+    (:data:`MISSING_MARKERS`: ``NA``, ``?``, ...) is no name, and the column
+    ``skip`` (the id column, whose cells are text anyway) is not looked at.
     """
-    first = rows[0][1]
-    if all(cell != "" and not is_number(cell) for cell in first):
+    def named(cell):
+        return (cell != "" and not is_number(cell)
+                and cell.lower() not in MISSING_MARKERS)
+
+    def kept(cells):
+        return [c for j, c in enumerate(cells) if j != skip]
+
+    first = kept(rows[0][1])
+    if first and all(named(cell) for cell in first):
         return True
     if len(rows) < 2:
         return False
-    second = rows[1][1]
-    return any(
-        a != "" and not is_number(a) and is_number(b) for a, b in zip(first, second)
-    )
+    second = kept(rows[1][1])
+    return any(named(a) and is_number(b) for a, b in zip(first, second))

@@ -65,7 +65,9 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
     Raises
     ------
     ValueError
-        ``labels`` not 1-d, or ``ids`` / ``proba`` of another length.
+        ``labels`` not 1-d integers, ``ids`` not 1-d, ``ids`` / ``proba`` of
+        another length, ``proba`` not finite, or ``id_name`` the name of
+        another column (``cluster``, ``proba_k``).
 
     Examples
     --------
@@ -75,20 +77,38 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
     labels = np.asarray(labels)
     if labels.ndim != 1:
         raise ValueError(f"labels must be 1-d; got shape {labels.shape}")
+    if labels.dtype.kind not in "iu" and not (
+        labels.dtype.kind == "f" and np.all(np.isfinite(labels))
+        and np.all(labels == np.round(labels))
+    ):
+        raise ValueError(f"labels must hold integer cluster labels; got dtype "
+                         f"{labels.dtype} ({labels[:3].tolist()} ...)")
     n = labels.shape[0]
-    out = {}
-    if ids is not None:
-        ids = [str(v) for v in ids]
-        if len(ids) != n:
-            raise ValueError(f"ids must have one entry per label: expected {n}, got "
-                             f"{len(ids)}")
-        out[id_name] = ids
-    out["cluster"] = [int(v) for v in labels]
     if proba is not None:
         proba = np.asarray(proba, dtype=np.float64)
         if proba.ndim != 2 or proba.shape[0] != n:
             raise ValueError(f"proba must have shape ({n}, n_clusters); got "
                              f"{proba.shape}")
+        if not np.all(np.isfinite(proba)):
+            raise ValueError("proba must be finite (JSON has no NaN or inf)")
+    out = {}
+    if ids is not None:
+        shape = np.shape(np.asarray(ids, dtype=object))
+        if len(shape) != 1:
+            raise ValueError(f"ids must be 1-d; got shape {shape}")
+        ids = [str(v) for v in ids]
+        if len(ids) != n:
+            raise ValueError(f"ids must have one entry per label: expected {n}, got "
+                             f"{len(ids)}")
+        taken = ["cluster"] + ([f"proba_{k}" for k in range(proba.shape[1])]
+                               if proba is not None else [])
+        if id_name in taken:
+            raise ValueError(
+                f"id_name {id_name!r} is the name of another output column "
+                f"({', '.join(taken)}): the ids would be lost; choose another")
+        out[id_name] = ids
+    out["cluster"] = [int(v) for v in labels]
+    if proba is not None:
         for k in range(proba.shape[1]):
             out[f"proba_{k}"] = [float(v) for v in proba[:, k]]
     return out
@@ -164,6 +184,13 @@ def write_columns(path, columns, format=None):
         raise ValueError(f"The 'format' parameter must be one of {OUTPUT_FORMATS}; "
                          f"got {format!r}.")
     cols = dict(columns)
+    lengths = {name: len(values) for name, values in cols.items()}
+    if len(set(lengths.values())) > 1:
+        first = next(iter(lengths))
+        other = next(k for k, v in lengths.items() if v != lengths[first])
+        raise ValueError(
+            f"The columns must be of one length; column {first!r} has "
+            f"{lengths[first]} values and column {other!r} {lengths[other]}.")
     if format == "parquet":
         pa, pq = import_pyarrow()
         table = pa.table(cols)
