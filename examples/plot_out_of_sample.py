@@ -20,8 +20,8 @@ two moons come close. Far from
 the data a new point follows its nearest fitted samples, because its kernel row
 always includes them.
 
-Cost: ``n_neighbors`` is tuned over 1..10, the link weights over the short
-lists ``gamma, eta in {0, 1}`` (the fit takes a few seconds); predicting the
+Cost: ``n_neighbors`` is tuned over 1..10, the link weights over the
+default's ``gamma, eta in {0, 1}`` (the fit takes a few seconds); predicting the
 28,000 grid points of the figure takes about a second.
 
 Run ``python examples/plot_out_of_sample.py`` (``--out DIR`` to write the
@@ -50,7 +50,7 @@ X, y = make_moons(n_samples=400, noise=0.08, random_state=1)
 X_fit, X_new, y_fit, y_new = train_test_split(X, y, train_size=200, random_state=0)
 
 must, cannot = sample_links(y_fit, n_links=10, random_state=0)
-model = SMIClustering(n_clusters=2, gamma=[0, 1], eta=[0, 1], random_state=0)
+model = SMIClustering(n_clusters=2, random_state=0)
 model.fit(X_fit, must_link=must, cannot_link=cannot)
 labels_new = model.predict(X_new)
 ari_fit = adjusted_rand_score(y_fit, model.labels_)

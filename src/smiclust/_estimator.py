@@ -297,7 +297,9 @@ class SMIClustering(BaseLinkClustering):
         a clique warns (``ConstraintConflictWarning``).
     n_neighbors : "auto", int or list of int, default="auto"
         Kernel parameter ``t``. ``"auto"`` searches ``1 .. 10`` (the paper's
-        grid, capped at ``n_samples - 1``); a list searches that grid.
+        grid, capped at ``n_samples - 1``; on closed links only the ``t``
+        whose graph, joined by the must-links, has at most ``n_clusters``
+        connected components); a list searches that grid.
     gamma : "auto", float or list of float, default="auto"
         Must-link weight :math:`0 \le \gamma \le 10^{100}`. ``"auto"`` searches
         ``DEFAULT_GAMMAS`` = (0, 0.1, 1, 10) with ``links="paper"`` and

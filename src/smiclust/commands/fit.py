@@ -69,12 +69,13 @@ output:
   "assignments" with --out). --quiet silences progress and summary.
 
 parameters:
-  'auto' (default) chooses n_neighbors in 1..10, and gamma and eta from the
-  grids of smiclust.model_selection (DEFAULT_GAMMAS, DEFAULT_ETAS), by the
-  3SMIC criterion (LSMI, then violated links); that solves up to hundreds of
-  candidates and can take minutes. Fixed values, or short comma-separated
-  lists, are much faster. gamma matters only with must-links, eta only with
-  cannot-links and N = 2; the summary's "tuned" lists what was searched.
+  'auto' (default) chooses n_neighbors in 1..10 (those whose graph, joined
+  by the must-links, has at most N components), and gamma and eta in {0, 1}
+  (smiclust.model_selection.CLOSURE_GAMMAS, CLOSURE_ETAS), by the 3SMIC
+  criterion (LSMI, then violated links): at most 40 candidates. Fixed values,
+  or short comma-separated lists, are faster. gamma matters only with
+  must-links, eta only with cannot-links and N = 2; the summary's "tuned"
+  lists what was searched.
 
 exit status: 0 on success, 2 on bad input (one line on stderr), 1 when the
   solver fails.
@@ -84,7 +85,7 @@ examples:
       --cannot-link different.csv --out clusters.csv --plot clusters.png
   smiclust fit data.npy -k 2 --labels partial.csv --n-neighbors 7 > labels.csv
   smiclust fit data.csv -k 4 --standardize --save model.joblib --json
-  smiclust fit data.csv -k 2 --id-column id --must-link weighted.csv \
+  smiclust fit data.csv -k 2 --id-column id --must-link weighted.csv \\
       --suspect-links suspects.csv --top 20 --out clusters.csv
 """
 

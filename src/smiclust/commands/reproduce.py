@@ -247,8 +247,7 @@ def _is_dataset(name):
 def _noise_spec(args, base, full, dataset):
     """The spec of ``dataset`` in a noise config, with the command line's
     levels and fractions; a data set outside the config needs --link-levels."""
-    from ..experiments import NOISE_FRACTIONS
-    from ..experiments._config import NOISE_PREPROCESSING
+    from ..experiments import NOISE_FRACTIONS, NOISE_PREPROCESSING
 
     default = full["datasets"].get(dataset, {}).get(
         "preprocessing", NOISE_PREPROCESSING.get(dataset, ("raw",)))
