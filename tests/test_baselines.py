@@ -882,3 +882,22 @@ def test_baselines_warn_when_the_graph_has_more_components_than_clusters(estimat
         warnings.simplefilter("error")
         joined = estimator(3, n_neighbors=24, random_state=0).fit(repeated)
     assert joined.n_graph_components_ <= 3
+
+
+def test_csc_beta_on_the_singular_hyperplane_warns():
+    # beta = 1^T Q 1 (one must-link, one cannot-link, beta = 0) makes the
+    # pencil projected on the trivial eigenvector singular: a 1 x 1 G of
+    # round-off size (-4e-19) was inverted without a word
+    X, y = make_blobs(200, centers=3, random_state=0)
+    must, cannot = sample_links(y, 2, random_state=0)
+    assert len(must) == len(cannot) == 1
+    with pytest.warns(UserWarning, match="beta / vol is .numerically. an "
+                      "eigenvalue .* move beta slightly"):
+        ConstrainedSpectralClustering(3, beta=0.0, random_state=0).fit(
+            X, must_link=must, cannot_link=cannot)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        moved = ConstrainedSpectralClustering(3, beta=1e-3, random_state=0).fit(
+            X, must_link=must, cannot_link=cannot)
+    assert not any("numerically" in str(w.message) for w in caught)
+    assert moved.n_feasible_ >= 1 and moved.constrained_

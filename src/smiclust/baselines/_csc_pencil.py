@@ -294,7 +294,11 @@ def reduced_pencil(A, Q, beta, *, drop_negligible=True):
     BZ = sp.csr_matrix(Q_bar @ Z - beta_scaled * Z)
     G = sp.csr_matrix(Z.T @ BZ)
     G = sp.csr_matrix(0.5 * (G + G.T))
-    G_solve = _small_solver(G)
+    # the scale G is projected from: with one component G is 1 x 1, and its
+    # own scale would call only an exact 0 singular
+    scale = (float(abs(Q_bar).sum(axis=1).max()) if Q_bar.nnz else 0.0) + abs(
+        beta_scaled)
+    G_solve = _small_solver(G, scale)
 
     # grounded Laplacian: the first sample of each component is the root
     roots = np.unique(comp, return_index=True)[1]
@@ -323,11 +327,13 @@ def reduced_pencil(A, Q, beta, *, drop_negligible=True):
 _DENSE_G_MAX = 200
 
 
-def _small_solver(G):
+def _small_solver(G, scale=0.0):
     """``Y -> G^{-1} Y`` for the ``p x p`` symmetric ``G``.
 
-    Dense inverse (pseudo-inverse with a warning if numerically singular) for
-    ``p <= 200``, sparse LU beyond (pseudo-inverse if exactly singular).
+    Dense inverse (pseudo-inverse with a warning if numerically singular:
+    an eigenvalue at most ``1e-12`` times the larger of ``G``'s largest and
+    ``scale``) for ``p <= 200``, sparse LU beyond (pseudo-inverse if exactly
+    singular).
     """
     p = G.shape[0]
     if p == 0:
@@ -346,12 +352,14 @@ def _small_solver(G):
             return solve
     Gd = G.toarray()
     w = np.linalg.eigvalsh(Gd)
-    scale = max(float(np.abs(w).max()), np.finfo(float).tiny)
+    scale = max(float(np.abs(w).max()), float(scale), np.finfo(float).tiny)
     if np.abs(w).min() <= 1e-12 * scale:
         warnings.warn(
             "beta / vol is (numerically) an eigenvalue of the constraint matrix "
-            "projected on the graph's trivial eigenvectors; the pencil is "
-            "nearly singular and a pseudo-inverse is used.",
+            "projected on the graph's trivial eigenvectors (e.g. beta = 0 with "
+            "as many must-links as cannot-links); the pencil is nearly "
+            "singular and a pseudo-inverse is used, which can miss feasible "
+            "eigenvectors: move beta slightly.",
             UserWarning,
             stacklevel=3,
         )
