@@ -109,6 +109,22 @@ def test_cross_kernel_matches_union_rule():
             assert K[a, i] == pytest.approx(expected, abs=1e-12)
 
 
+def test_cross_kernel_new_scale_below_every_fitted_scale_is_the_paper_s():
+    # sigma' is the distance to the t-th nearest fitted sample, even when it
+    # is below every fitted scale (it was raised to the smallest of them:
+    # 0.667 for the paper's 0.017 here); only sigma' = 0 is raised
+    X = np.arange(8.0)[:, None]  # every fitted scale is 1 (t = 1)
+    sigma = local_scales(nearest_neighbors(X, 1), 1)
+    assert_allclose(sigma, 1.0)
+    K = local_scaling_cross_kernel(np.array([[1.1], [3.0]]), X, sigma, 1).toarray()
+    near = 0.1  # sigma' of 1.1: its nearest fitted sample is 1
+    assert K[0, 1] == pytest.approx(np.exp(-0.01 / (2 * near)), abs=1e-12)
+    assert K[0, 2] == pytest.approx(np.exp(-0.81 / (2 * near)), abs=1e-12)
+    # a new sample on a fitted one: sigma' = 0, raised to the smallest scale
+    assert K[1, 3] == 1.0
+    assert K[1, 2] == pytest.approx(np.exp(-1.0 / 2.0), abs=1e-12)
+
+
 def test_degree_normalized_kernel_matches_loops():
     X = np.random.RandomState(8).normal(size=(30, 3))
     K = local_scaling_kernel(X, 4)

@@ -193,7 +193,10 @@ def local_scaling_cross_kernel(
     default): a chunk of distances takes a third of it, because the
     selection of a chunk's entries needs up to twice the chunk again. A new
     sample too far away for its distances to be represented (overflow) gets an
-    empty row, the limit of the kernel at infinity.
+    empty row, the limit of the kernel at infinity. A new sample with ``t``
+    exact copies among the fitted samples has :math:`\sigma' = 0`, which is
+    raised to the smallest fitted scale, as :func:`local_scales` raises the
+    fitted ones.
 
     Prior validation is assumed: ``sigma_fit`` are the fitted (floored) scales.
 
@@ -206,7 +209,9 @@ def local_scaling_cross_kernel(
 
     def reduce(D, start):
         part = np.partition(D, t - 1, axis=1)[:, t - 1]
-        sigma_new = np.maximum(part, floor)
+        # sigma' = 0 (a new sample on t fitted copies) is raised as the fitted
+        # scales are (local_scales); a positive sigma' is the paper's
+        sigma_new = np.where(part > 0, part, floor)
         mask = (D <= part[:, None]) | (D <= sigma_fit[None, :])
         mask &= np.isfinite(part)[:, None]  # overflowed distances: too far
         rows, cols = np.nonzero(mask)
