@@ -91,7 +91,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .base import _FEATURE_ATTRIBUTES
+from .base import accept_feature_attributes, feature_attributes
 from .constraints import (
     check_complete_labels,
     check_constraints,
@@ -1004,11 +1004,7 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.inferred_must_link_ = closure.inferred_must
         self.n_queries_ = n_queries
         self.history_ = history
-        for name in _FEATURE_ATTRIBUTES:
-            if name in proxy.__dict__:
-                setattr(self, name, proxy.__dict__[name])
-            elif name in self.__dict__:
-                delattr(self, name)
+        accept_feature_attributes(self, feature_attributes(proxy))
         return self
 
     def fit_predict(self, X, y=None, **fit_params):

@@ -28,12 +28,31 @@ from .utils import (
 __all__ = [
     "BaseLinkClustering",
     "FitInputs",
+    "accept_feature_attributes",
+    "feature_attributes",
     "graph_components",
     "warn_graph_components",
 ]
 
 #: Attributes that scikit-learn's ``validate_data`` sets on an estimator.
 _FEATURE_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
+
+
+def feature_attributes(proxy):
+    """The feature attributes ``validate_data`` set on ``proxy`` (a copy of
+    the estimator that takes them until every input has passed)."""
+    return {name: proxy.__dict__[name] for name in _FEATURE_ATTRIBUTES
+            if name in proxy.__dict__}
+
+
+def accept_feature_attributes(estimator, features):
+    """Set ``features`` on ``estimator``; one it lacks now is removed (a refit
+    on an array drops the names of an earlier fit on a DataFrame)."""
+    for name in _FEATURE_ATTRIBUTES:
+        if name in features:
+            setattr(estimator, name, features[name])
+        elif name in estimator.__dict__:
+            delattr(estimator, name)
 
 
 @dataclass(frozen=True)
@@ -116,20 +135,12 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
                 (cannot_link_weight, cannot, "cannot_link_weight"),
             )
         ]
-        features = {
-            name: proxy.__dict__[name]
-            for name in _FEATURE_ATTRIBUTES
-            if name in proxy.__dict__
-        }
-        return FitInputs(X, c, exponent, must, cannot, features, *weights)
+        return FitInputs(X, c, exponent, must, cannot, feature_attributes(proxy),
+                         *weights)
 
     def _accept_inputs(self, inputs):
         """Record the validated features on the estimator (after every check)."""
-        for name in _FEATURE_ATTRIBUTES:
-            if name in inputs.feature_attributes:
-                setattr(self, name, inputs.feature_attributes[name])
-            elif name in self.__dict__:
-                delattr(self, name)
+        accept_feature_attributes(self, inputs.feature_attributes)
 
     def _draw_seeds(self, n):
         """``n`` seeds from ``random_state``, in order (one per consumer)."""
