@@ -204,3 +204,19 @@ def test_sample_links_minus_one_is_a_class():
 def test_sample_links_random_state_is_checked_by_name():
     with pytest.raises(TypeError, match="'random_state' parameter of sample_links"):
         sample_links([0, 1, 0], 1, random_state="x")
+
+
+def test_links_against_labels_matches_a_loop():
+    from smiclust.constraints import links_against_labels
+
+    rng = np.random.RandomState(0)
+    codes = rng.randint(-1, 3, size=30)
+    links = np.array([(i, j) for i in range(30) for j in range(i + 1, 30)])
+    for same in (True, False):
+        labelled, contradicted = links_against_labels(codes, links, same)
+        for k, (i, j) in enumerate(links):
+            known = codes[i] >= 0 and codes[j] >= 0
+            assert labelled[k] == known
+            assert contradicted[k] == (known and (codes[i] == codes[j]) != same)
+    empty = np.empty((0, 2), dtype=np.intp)
+    assert [m.shape for m in links_against_labels(codes, empty, True)] == [(0,), (0,)]

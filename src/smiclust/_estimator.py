@@ -31,6 +31,7 @@ from .constraints import (
     check_constraints,
     encode_partial_labels,
     link_violations,
+    links_against_labels,
     pairs_from_codes,
     rank_suspect_links,
     unlinked_mask,
@@ -1825,14 +1826,9 @@ def _check_links_against_labels(inputs, codes, owner):
     """Refuse a given link that the partial labels contradict: a must-link
     between two classes, a cannot-link inside one (in both modes, whichever
     of the labels' pairs become links)."""
-    for kind, links, contradicts in (
-        ("must-link", inputs.must_link, np.not_equal),
-        ("cannot-link", inputs.cannot_link, np.equal),
-    ):
-        if not len(links):
-            continue
-        a, b = codes[links[:, 0]], codes[links[:, 1]]
-        bad = np.flatnonzero((a >= 0) & (b >= 0) & contradicts(a, b))
+    for kind, links, same in (("must-link", inputs.must_link, True),
+                              ("cannot-link", inputs.cannot_link, False)):
+        bad = np.flatnonzero(links_against_labels(codes, links, same)[1])
         if bad.size:
             i, j = (int(v) for v in links[bad[0]])
             raise ValueError(

@@ -25,6 +25,7 @@ __all__ = [
     "pairs_from_labels",
     "encode_partial_labels",
     "check_complete_labels",
+    "links_against_labels",
     "pairs_from_codes",
     "sample_links",
     "count_violations",
@@ -522,6 +523,23 @@ def check_complete_labels(labels, *, name="labels", owner="fit"):
             f"{int(np.flatnonzero(missing)[0])}."
         )
     return y
+
+
+def links_against_labels(codes, links, same):
+    """Which ``links`` join two labelled samples, and which of those the
+    labels contradict (``same``: the links are must-links, so differing
+    labels contradict them; else cannot-links, which equal labels contradict).
+
+    Prior validation is assumed: ``codes`` from :func:`encode_partial_labels`
+    (``-1`` unknown), ``links`` canonical pairs.
+
+    Returns
+    -------
+    labelled, contradicted : ndarray of bool, shape (n_links,)
+    """
+    a, b = codes[links[:, 0]], codes[links[:, 1]]
+    labelled = (a >= 0) & (b >= 0)
+    return labelled, labelled & ((a == b) != same)
 
 
 def _is_unknown(value, unlabeled):

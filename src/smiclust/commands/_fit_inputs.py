@@ -327,11 +327,11 @@ def _outside_labels(must, cannot, codes, ids, rep):
     is), one they repeat is reported and kept once."""
     import numpy as np
 
+    from ..constraints import links_against_labels
+
     implied = []
     for pairs, same in ((must, True), (cannot, False)):
-        a, b = codes[pairs[:, 0]], codes[pairs[:, 1]]
-        both = (a >= 0) & (b >= 0)
-        wrong = both & ((a == b) != same)
+        both, wrong = links_against_labels(codes, pairs, same)
         if wrong.any():
             i, j = pairs[np.flatnonzero(wrong)[0]]
             raise _common.usage_error(
