@@ -94,8 +94,8 @@ def _read_text_table(path, *, id_column, header, columns, delimiter):
         skip = None
         if isinstance(id_column, (int, np.integer)) and not isinstance(id_column, bool):
             skip = int(id_column)
-        elif isinstance(id_column, str) and id_column.strip().isdigit():
-            skip = int(id_column)
+        elif isinstance(id_column, str) and "." not in id_column:
+            skip = parse_int(id_column.strip())  # a position, as _resolve_column
         named_id = isinstance(id_column, str) and id_column in rows[0][1]
         has_header = named_id or infer_header(rows, skip)
     width = len(rows[0][1])

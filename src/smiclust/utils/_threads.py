@@ -88,4 +88,3 @@ def single_threaded():
     """
     with single_threaded_blas(), single_threaded_openmp():
         yield
-
