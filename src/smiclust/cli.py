@@ -9,11 +9,10 @@ when interrupted.
 
 import argparse
 import importlib
-import os
 import sys
 
 from .commands import COMMANDS
-from .commands._common import UsageError, one_line
+from .commands._common import UsageError, one_line, silence_stdout
 
 __all__ = ["main", "build_parser", "UsageError"]
 
@@ -49,14 +48,6 @@ def build_parser():
     for name, module in COMMANDS.items():
         importlib.import_module(module).add_parser(sub)
     return parser
-
-
-def _silence_stdout():
-    """Point stdout at the null device, so that the interpreter's final flush
-    of what could not be written stays quiet."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 class _WatchedStream:
@@ -104,7 +95,7 @@ def _run(module, args, prefix, stdout):
         return status
     except BrokenPipeError:
         # the reader went away (e.g. '| head'): not an error of ours
-        _silence_stdout()
+        silence_stdout()
         return 0
     except UsageError as exc:
         print(f"{prefix}error: {exc}", file=sys.stderr)
@@ -115,7 +106,7 @@ def _run(module, args, prefix, stdout):
     except OSError as exc:
         if exc is not stdout.error:
             return _unexpected(exc, prefix, args.debug)
-        _silence_stdout()
+        silence_stdout()
         print(f"{prefix}error: cannot write to stdout: "
               f"{exc.strerror or one_line(exc)}", file=sys.stderr)
         return 2

@@ -431,9 +431,20 @@ def write_result(args, reporter, labels, proba, ids, id_name, fmt, summary):
         sys.stdout.flush()
     except BrokenPipeError:
         # the reader went away (e.g. '| head'): not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        silence_stdout()
     reporter.summary(summary)
+
+
+def silence_stdout():
+    """Point stdout at the null device (its reader went away), so that later
+    writes and the interpreter's final flush stay quiet; nothing to do for a
+    stream without a file descriptor."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
 
 
 def cluster_sizes(labels, n_clusters):

@@ -8,7 +8,6 @@ or a closed terminal loses nothing and running the same command again resumes.
 """
 
 import argparse
-import contextlib
 import os
 import sys
 import time
@@ -585,8 +584,7 @@ def run(args, *, stdin=None, stdout=None):
         return 130
     except BrokenPipeError:
         # the reader of the questions went away: nobody sees them any more
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _common.silence_stdout()
         print("smiclust ask: stdout was closed, so the questions cannot be "
               f"shown; stopped without the final fit; {_kept(session)}",
               file=sys.stderr, flush=True)
