@@ -296,9 +296,7 @@ def reduced_pencil(A, Q, beta, *, drop_negligible=True):
     G = sp.csr_matrix(0.5 * (G + G.T))
     # the scale G is projected from: with one component G is 1 x 1, and its
     # own scale would call only an exact 0 singular
-    scale = (float(abs(Q_bar).sum(axis=1).max()) if Q_bar.nnz else 0.0) + abs(
-        beta_scaled)
-    G_solve = _small_solver(G, scale)
+    G_solve = _small_solver(G, _constraint_scale(Q_bar, beta_scaled))
 
     # grounded Laplacian: the first sample of each component is the root
     roots = np.unique(comp, return_index=True)[1]
@@ -393,8 +391,14 @@ def dense_csc_pencil(A, Q, beta):
 
 def _theta_scale(pencil):
     r"""Row-sum bound of :math:`\|\bar B\|`, the scale of :math:`\theta`."""
-    q = float(abs(pencil.Q_bar).sum(axis=1).max()) if pencil.Q_bar.nnz else 0.0
-    return max(q + abs(pencil.beta_scaled), np.finfo(float).tiny)
+    return _constraint_scale(pencil.Q_bar, pencil.beta_scaled)
+
+
+def _constraint_scale(Q_bar, beta_scaled):
+    r"""Row-sum bound of :math:`\|\bar Q - \beta/\mathrm{vol}\,I\|`
+    (positive)."""
+    q = float(abs(Q_bar).sum(axis=1).max()) if Q_bar.nnz else 0.0
+    return max(q + abs(beta_scaled), np.finfo(float).tiny)
 
 
 def _symmetric_operator(n, f):
