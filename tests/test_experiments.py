@@ -275,6 +275,52 @@ def test_dask_local_cluster_gives_the_same_records(tmp_path):
         read_records(tmp_path / "local" / RECORDS_FILE))
 
 
+def _listening(handler):
+    """A local TCP port whose every connection is passed to ``handler``."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            handler(conn)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server
+
+
+def _http_reply(conn):
+    conn.recv(4096)
+    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    conn.close()
+
+
+@pytest.mark.parametrize("handler, reason", [
+    (lambda conn: None, "no answer within"),  # accepts, never answers
+    (_http_reply, "not a Dask scheduler"),  # another service, e.g. Dask's dashboard
+])
+def test_a_port_that_is_no_scheduler_is_refused_in_bounded_time(
+        monkeypatch, handler, reason):
+    pytest.importorskip("distributed")
+    import time
+
+
+    monkeypatch.setattr(_runner, "SCHEDULER_TIMEOUT", 1.0)
+    server = _listening(handler)
+    address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
+    start = time.monotonic()
+    with pytest.raises(_runner.SchedulerError, match=reason) as info:
+        _runner.check_scheduler(address)
+    server.close()
+    assert address in str(info.value)
+    assert time.monotonic() - start < 30
+
+
 # ---------------------------------------------------------------------------
 # peers
 # ---------------------------------------------------------------------------

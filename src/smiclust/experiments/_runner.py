@@ -543,6 +543,7 @@ def _client(scheduler):
             "(pip install 'smiclust[dask]')"
         ) from None
     try:
+        _ask_identity(scheduler)
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError, TypeError) as exc:
         raise SchedulerError(
@@ -551,14 +552,54 @@ def _client(scheduler):
         ) from None
 
 
+def _ask_identity(scheduler):
+    """Ask ``scheduler`` who it is; OSError unless a Dask scheduler answers.
+
+    ``distributed.Client`` bounds the connection by its timeout but not the
+    handshake after it, so a port that accepts connections and never answers
+    (another service) would keep it waiting for ever. This asks the
+    scheduler's ``identity`` under one deadline of :data:`SCHEDULER_TIMEOUT`
+    seconds, in a thread of its own so that it works under a running event
+    loop too (a notebook's).
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.core import rpc
+
+    async def identity():
+        async with rpc(scheduler, timeout=SCHEDULER_TIMEOUT) as remote:
+            return await remote.identity()
+
+    def ask():
+        # One second beyond the connection's own timeout, so that a refused
+        # or unroutable address reports distributed's reason.
+        return asyncio.run(asyncio.wait_for(identity(), SCHEDULER_TIMEOUT + 1))
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        try:
+            reply = pool.submit(ask).result()
+        except TimeoutError:  # asyncio's, an OSError without a message
+            raise OSError(
+                f"no answer within {SCHEDULER_TIMEOUT + 1:g} s") from None
+        except (OSError, ValueError, TypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever the other end said
+            raise OSError("the service there is not a Dask scheduler "
+                          f"({type(exc).__name__}: {exc})") from None
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        raise OSError(f"the service there is not a Dask scheduler ({kind!r})")
+
+
 def check_scheduler(scheduler):
     """Connect to the Dask scheduler at ``scheduler`` and disconnect.
 
     Raises
     ------
     SchedulerError
-        (a ``ValueError``) If it cannot be reached within
-        :data:`SCHEDULER_TIMEOUT` seconds.
+        (a ``ValueError``) If no Dask scheduler there answers within
+        :data:`SCHEDULER_TIMEOUT` seconds (one more for the handshake).
     """
     _client(scheduler).close()
 
