@@ -117,10 +117,23 @@ def text_ids(ids, n_samples=None):
         if len(ids) != n_samples:
             raise ValueError(f"The 'ids' parameter must hold one id per sample: "
                              f"expected {n_samples}, got {len(ids)}.")
-        seen = {}
-        for k, v in enumerate(ids):
-            if v in seen:
-                raise ValueError(f"The 'ids' parameter must hold distinct ids; "
-                                 f"rows {seen[v]} and {k} are both {v!r}.")
-            seen[v] = k
+        repeat = first_repeat(ids)
+        if repeat is not None:
+            first, k = repeat
+            raise ValueError(f"The 'ids' parameter must hold distinct ids; "
+                             f"rows {first} and {k} are both {ids[k]!r}.")
     return ids
+
+
+def first_repeat(values, ignore=()):
+    """``(i, k)``: the positions of the first value equal to an earlier one,
+    ``k``, and of that earlier one, ``i``; None if the values (those not in
+    ``ignore``) are distinct."""
+    seen = {}
+    for k, value in enumerate(values):
+        if value in ignore:
+            continue
+        if value in seen:
+            return seen[value], k
+        seen[value] = k
+    return None

@@ -10,6 +10,7 @@ from ._common import (
     PARQUET_SUFFIXES,
     check_header_arg,
     file_suffix,
+    first_repeat,
     import_pyarrow,
     is_number,
     load_npy,
@@ -104,14 +105,13 @@ def _read_text_table(path, *, id_column, header, columns, delimiter):
     if has_header:
         header_line, names = rows[0]
         rows = rows[1:]
-        seen = {}
-        for j, name in enumerate(names):
-            if name in seen and name != "":
-                raise ValueError(
-                    f"{path}: line {header_line}: duplicate column name {show(name)} "
-                    f"(columns {seen[name] + 1} and {j + 1})"
-                )
-            seen[name] = j
+        repeat = first_repeat(names, ignore=("",))
+        if repeat is not None:
+            first, j = repeat
+            raise ValueError(
+                f"{path}: line {header_line}: duplicate column name "
+                f"{show(names[j])} (columns {first + 1} and {j + 1})"
+            )
     if not rows:
         raise ValueError(f"{path}: no data rows (only a header line)")
 
@@ -244,16 +244,15 @@ def _feature_positions(path, names, width, id_index, columns):
 
 def _check_ids(path, ids, where):
     """``where(i)`` describes the position of id ``i`` in the file."""
-    seen = {}
-    for i, value in enumerate(ids):
-        if value == "":
-            raise ValueError(f"{path}: {where(i)}: empty id")
-        if value in seen:
-            raise ValueError(
-                f"{path}: {where(i)}: duplicate id {show(value)} (also at "
-                f"{where(seen[value])})"
-            )
-        seen[value] = i
+    if "" in ids:
+        raise ValueError(f"{path}: {where(ids.index(''))}: empty id")
+    repeat = first_repeat(ids)
+    if repeat is not None:
+        first, i = repeat
+        raise ValueError(
+            f"{path}: {where(i)}: duplicate id {show(ids[i])} (also at "
+            f"{where(first)})"
+        )
     return np.array(ids, dtype=object)
 
 
