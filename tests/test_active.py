@@ -152,6 +152,85 @@ def test_link_closure_n_clusters_rule():
     assert closure.group[3] != closure.group[2] and not closure.known(2, 3)
 
 
+def _n_clusters_rule_fixpoint(must, cannot, n, c):
+    """Pairs decided by the rule as documented, applied with every set of
+    ``c`` pairwise different groups (all ``c``-subsets of the groups tried)
+    until nothing changes, on a union-find over the samples."""
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, j in must:
+        parent[find(i)] = find(j)
+    while True:
+        groups = sorted({find(i) for i in range(n)})
+        differ = {frozenset((find(i), find(j))) for i, j in cannot}
+        merged = False
+        for clique in itertools.combinations(groups, c):
+            pairs = itertools.combinations(clique, 2)
+            if not all(frozenset(p) in differ for p in pairs):
+                continue
+            for g in groups:
+                open_ = [h for h in clique if frozenset((g, h)) not in differ]
+                if g not in clique and len(open_) == 1:
+                    parent[g] = open_[0]
+                    merged = True
+                    break
+            if merged:
+                break
+        if not merged:
+            break
+    differ = {frozenset((find(i), find(j))) for i, j in cannot}
+    return {(i, j) for i in range(n) for j in range(i + 1, n)
+            if find(i) == find(j) or frozenset((find(i), find(j))) in differ}
+
+
+def test_link_closure_applies_the_rule_with_every_clique():
+    # A = {0, 1, 2} differs from B = {3, 4}; 5, 6, 7 pairwise differ; A and 8
+    # each differ from 5 and 6. The greedy neighbourhoods {A, B} are fewer
+    # than c = 3; the triangle {5, 6, 7} puts A and 8 with 7.
+    must = np.array([[0, 1], [1, 2], [3, 4]])
+    cannot = np.array([[0, 3], [5, 6], [5, 7], [6, 7], [0, 5], [0, 6], [8, 5], [8, 6]])
+    closure = link_closure(must, cannot, 12, 3)
+    assert closure.group[0] == closure.group[7] == closure.group[8]
+    assert closure.known(3, 7) and not closure.known(3, 9)
+    assert len(closure.hoods) == 3
+    assert _as_set(closure.inferred_must) == {(0, 7), (0, 8)}
+    rng = np.random.RandomState(0)
+    n_differ = 0
+    for c in (3, 4):
+        for trial in range(60):
+            y = rng.randint(c, size=10)
+            must, cannot = _random_links(y, rng.randint(4, 20), rng)
+            closure = link_closure(must, cannot, 10, c)
+            decided = {(i, j) for i, j in itertools.combinations(range(10), 2)
+                       if closure.known(i, j)}
+            expected = _n_clusters_rule_fixpoint(must, cannot, 10, c)
+            assert decided == expected, (c, must.tolist(), cannot.tolist())
+            # sound: every decided pair is entailed by the links
+            n_differ += decided != _closed_by_paths(must, cannot, 10)
+            assert all((y[i] == y[j]) == (closure.group[i] == closure.group[j])
+                       for i, j in decided)
+    assert n_differ >= 5  # the rule decided more than the closure in some draws
+
+
+def test_link_closure_bounded_clique_search_stays_sound(monkeypatch):
+    # with the search cut short the rule decides less, never something wrong
+    from smiclust import active
+
+    must = np.array([[0, 1], [1, 2], [3, 4]])
+    cannot = np.array([[0, 3], [5, 6], [5, 7], [6, 7], [0, 5], [0, 6], [8, 5], [8, 6]])
+    monkeypatch.setattr(active, "CLIQUE_SEARCH_STEPS", 3)
+    closure = link_closure(must, cannot, 12, 3)
+    decided = {(i, j) for i, j in itertools.combinations(range(12), 2)
+               if closure.known(i, j)}
+    assert _closed_by_paths(must, cannot, 12) <= decided
+    assert decided <= _n_clusters_rule_fixpoint(must, cannot, 12, 3)
+
+
 def test_select_pairs_batch_has_no_near_duplicates():
     X, y, model = _tiny(30, 3, 1)
     must = np.array([[0, 1], [1, 2]])
