@@ -262,8 +262,20 @@ MALFORMED = {
                                      "column 2 ('sample'): expected a number"),
     "class column": ({"d.csv": "x,y,cls\n1,2,a\n3,4,b\n"}, ["fit", "d.csv", "-k", "2"],
                      "got 'a' (if this column is not a feature, such as a class, a "
-                     "name or row ids, choose the feature columns: --columns on the "
-                     "command line"),
+                     "name or row ids, leave it out: --drop-columns on the command "
+                     "line"),
+    "drop unknown column": ({}, ["fit", "moons.csv", "-k", "2", *DATA,
+                                "--drop-columns", "x3"],
+                            "unknown column to drop 'x3'"),
+    "drop the id column": ({}, ["fit", "moons.csv", "-k", "2", *DATA,
+                               "--drop-columns", "sample"],
+                           "column to drop 'sample' is the id column"),
+    "drop every feature": ({}, ["fit", "moons.csv", "-k", "2", *DATA,
+                               "--drop-columns", "x1,x2"],
+                           "no feature columns left"),
+    "drop empty name": ({}, ["fit", "moons.csv", "-k", "2", *DATA,
+                            "--drop-columns", "x1,"],
+                        "--drop-columns has an empty name"),
     "unknown id column": ({}, ["fit", "moons.csv", "-k", "2", "--id-column", "id"],
                           "unknown id column 'id'; the columns are 'x1'"),
     "unknown column name": ({}, ["fit", "moons.csv", "-k", "2", *DATA, "--columns",
@@ -855,6 +867,25 @@ def test_predict_matches_columns_by_name_and_can_drop_the_id(work, fitted):
     proc = cli("predict", "model.joblib", "moons.npy", "--id-column", "", cwd=d)
     assert proc.returncode == 0, proc.stderr
     assert [int(r[0]) for r in _csv_rows(proc.stdout)[1:]] == fit_labels
+
+
+def test_drop_columns_leaves_a_class_column_out_of_fit_and_predict(work):
+    """A file without a header whose middle column is a class: the fit with
+    --drop-columns is the fit on the features alone, and predict drops the
+    same column of a new file."""
+    d, X, y = work["dir"], work["X"], work["y"]
+    rows = [f"{float(a)!r},{int(c)},{float(b)!r}" for (a, b), c in zip(X, y)]
+    (d / "with_class.csv").write_text("\n".join(rows) + "\n")
+    proc = cli("fit", "with_class.csv", "-k", "2", "--drop-columns", "1", *FIXED,
+               "--save", "dropped.joblib", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    plain = cli("fit", "moons.npy", "-k", "2", *FIXED, cwd=d)
+    assert plain.returncode == 0, plain.stderr
+    assert _csv_rows(proc.stdout) == _csv_rows(plain.stdout)
+    again = cli("predict", "dropped.joblib", "with_class.csv", cwd=d)
+    assert again.returncode == 0, again.stderr
+    assert [r[0] for r in _csv_rows(again.stdout)[1:]] == [
+        r[0] for r in _csv_rows(proc.stdout)[1:]]
 
 
 def test_link_conflicts_are_named_by_id_once(work):

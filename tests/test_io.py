@@ -60,6 +60,16 @@ def write(tmp_path, name, content):
          [[1.5], [-2]], ["a, b", "c"], ["x"]),
         ("a.csv", "1\n2\n", {}, [[1], [2]], None, None),
         ("a.csv", "10,20\n1,2\n", {"header": True}, [[1, 2]], None, ["10", "20"]),
+        # drop_columns: by name, by position, after an id column, from columns
+        ("a.csv", "x,cls,y\n1,a,2\n3,b,4\n", {"drop_columns": ["cls"]},
+         [[1, 2], [3, 4]], None, ["x", "y"]),
+        ("a.csv", "1,9,2\n3,9,4\n", {"drop_columns": 1}, [[1, 2], [3, 4]], None,
+         None),
+        ("a.csv", "id,x,y,z\na,1,2,3\n", {"id_column": "id", "drop_columns": "y"},
+         [[1, 3]], ["a"], ["x", "z"]),
+        ("a.csv", "x,y,z\n1,2,3\n", {"columns": ["z", "y", "x"],
+                                      "drop_columns": ["y"]},
+         [[3, 1]], None, ["z", "x"]),
     ],
 )
 def test_read_table_text(tmp_path, name, content, kwargs, X, ids, names):
@@ -95,6 +105,8 @@ def test_read_table_npy(tmp_path):
     assert X.dtype == np.float64 and ids is None and names is None
     X, _, _ = read_table(path, columns=[2, 0])
     assert_array_equal(X, arr[:, [2, 0]])
+    X, _, _ = read_table(path, drop_columns=[1])
+    assert_array_equal(X, arr[:, [0, 2]])
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
@@ -111,6 +123,8 @@ def test_read_table_sparse_npz(tmp_path, fmt):
     assert ids is None and names is None
     X, _, _ = read_table(path, columns=[3, 0])
     assert_array_equal(X.toarray(), dense[:, [3, 0]])
+    X, _, _ = read_table(path, drop_columns=[0, 2])
+    assert_array_equal(X.toarray(), dense[:, [1, 3]])
     assert_array_equal(sp.load_npz(path).toarray(), dense)  # file as it was
 
 
@@ -131,6 +145,9 @@ def test_read_table_parquet(tmp_path):
     X, ids, names = read_table(path, id_column="id")
     assert_array_equal(X, [[1, 1], [2, 2], [3, 3]])
     assert ids.tolist() == ["10", "11", "12"] and names == ["x", "n"]
+    X, _, names = read_table(path, id_column="id", drop_columns=["x"])
+    assert_array_equal(X, [[1], [2], [3]])
+    assert names == ["n"]
 
 
 @pytest.mark.parametrize(
@@ -146,7 +163,19 @@ def test_read_table_parquet(tmp_path):
         ("ids.csv", "s1,1\ns2,2\n", {}, r"got 's1' \(if this column holds row ids"),
         ("class.csv", "x,y,cls\n1,2,a\n", {},
          r"column 3 \('cls'\): expected a number, got 'a' \(if this column is not a "
-         r"feature, such as a class, a name or row ids, choose the feature columns"),
+         r"feature, such as a class, a name or row ids, leave it out: "
+         r"--drop-columns on the command line, drop_columns= in read_table"),
+        ("drop_unk.csv", "x,y,c\n1,2,3\n", {"drop_columns": ["q"]},
+         r"unknown column to drop 'q'"),
+        ("drop_id.csv", "id,x,y\na,1,2\n", {"id_column": "id", "drop_columns": "id"},
+         r"column to drop 'id' is the id column"),
+        ("drop_unchosen.csv", "x,y,c\n1,2,3\n",
+         {"columns": ["x", "y"], "drop_columns": ["c"]},
+         r"column to drop 'c' is not among the columns selected"),
+        ("drop_twice.csv", "x,y,c\n1,2,3\n", {"drop_columns": ["c", 2]},
+         r"column 2 is dropped twice"),
+        ("drop_all.csv", "x,y\n1,2\n", {"drop_columns": ["x", "y"]},
+         r"no feature columns left"),
         ("class_chosen.csv", "x,y,cls\n1,2,a\n", {"columns": ["x", "cls"]},
          r"column 3 \('cls'\): expected a number, got 'a'$"),
         ("unk.csv", "x,y\n1,2\n", {"id_column": "id"},

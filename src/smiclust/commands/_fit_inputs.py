@@ -10,13 +10,20 @@ import functools
 from . import _common
 
 
-def _split_columns(text):
+def _split_names(text, option):
     if text is None:
         return None
     names = [c.strip() for c in text.split(",")]
     if any(c == "" for c in names):
-        raise _common.usage_error(f"--columns has an empty name: {text!r}")
+        raise _common.usage_error(f"{option} has an empty name: {text!r}")
     return names
+
+
+def column_choice(args):
+    """``read_table``'s ``columns`` and ``drop_columns`` from --columns and
+    --drop-columns."""
+    return dict(columns=_split_names(args.columns, "--columns"),
+                drop_columns=_split_names(args.drop_columns, "--drop-columns"))
 
 
 def _combine_links(must_parts, cannot_parts, rep):
@@ -72,6 +79,7 @@ class Options:
     header: object  # "infer", True or False
     delimiter: object  # one character, "whitespace" or None (sniffed)
     columns: object  # list of feature column names/positions, or None
+    drop_columns: object  # list of columns left out of those, or None
     fmt: str  # format of the assignments
 
 
@@ -153,7 +161,7 @@ def check_options(args):
     options = Options(
         header=_common.header_arg(args.header),
         delimiter=_common.delimiter_arg(args.delimiter),
-        columns=_split_columns(args.columns),
+        **column_choice(args),
         fmt=_common.output_format(args.out, args.format, json_mode=args.json),
     )
     inputs = [("DATA", args.data), ("--labels", args.labels),
@@ -193,6 +201,7 @@ def read_inputs(args, options, rep):
     X, ids, names = _common.read_input(
         "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
         header=options.header, columns=options.columns,
+        drop_columns=options.drop_columns,
         delimiter=options.delimiter)
     n = X.shape[0]
     if n < 2:

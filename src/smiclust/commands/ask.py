@@ -185,11 +185,11 @@ def _read_data(args, rep):
     import scipy.sparse as sp
 
     from .. import io
-    from ._fit_inputs import _split_columns, _standardize
+    from ._fit_inputs import _standardize, column_choice
 
     X, ids, names = _common.read_input(
         "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
-        header=_common.header_arg(args.header), columns=_split_columns(args.columns),
+        header=_common.header_arg(args.header), **column_choice(args),
         delimiter=_common.delimiter_arg(args.delimiter))
     n, d = X.shape
     if n < 2:

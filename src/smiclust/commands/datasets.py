@@ -13,7 +13,7 @@ def add_parser(subparsers):
             "A table on stdout; with --json, a JSON list of objects. With NAME "
             "and --out FILE.csv, writes that data set as CSV: a header line, "
             "columns x0, x1, ... and the true class in the last column, 'label' "
-            "(leave it out of a fit with --columns; to give some of it to "
+            "(leave it out of a fit with --drop-columns label; to give some of it to "
             "fit --labels, write it to a file of its own, one label per line "
             "and -1 where unknown)."
         ),

@@ -150,6 +150,10 @@ def add_input_arguments(parser, *, standardize_help):
         "--columns", metavar="NAMES", default=None,
         help="comma-separated feature columns (names or 0-based positions), in "
              "this order (default: every column but the id column)")
+    inp.add_argument(
+        "--drop-columns", metavar="NAMES", default=None,
+        help="comma-separated columns left out of the features, e.g. a class "
+             "column (names or 0-based positions)")
     inp.add_argument("--standardize", action="store_true", help=standardize_help)
     return inp
 
@@ -562,6 +566,7 @@ def _save(args, model, inputs, options, id_name):
         "feature_names": inputs.names,
         "n_features": inputs.X.shape[1],
         "columns": options.columns,
+        "drop_columns": options.drop_columns,
         "id_column": args.id_column,
         "id_name": id_name,
         "header": options.header,

@@ -108,7 +108,8 @@ def run(args):
     if X is None:
         X, ids, names = _common.read_input(
             "DATA", io.read_table, args.data, reporter=rep,
-            columns=bundle.get("columns"), **read)
+            columns=bundle.get("columns"),
+            drop_columns=bundle.get("drop_columns"), **read)
     n, d = X.shape
     if names is not None and fitted_names is not None and names != fitted_names:
         missing = [f for f in fitted_names if f not in names]

@@ -23,7 +23,7 @@ from ._text import check_width, infer_header, text_rows
 
 
 def read_table(path, *, id_column=None, header="infer", columns=None,
-               delimiter=None):
+               drop_columns=None, delimiter=None):
     """Read a data matrix, with optional row ids, from a file.
 
     Parameters
@@ -45,6 +45,10 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
     columns : list of str or int, default=None
         Feature columns to use, in this order (names or 0-based positions);
         by default every column but the id column.
+    drop_columns : list of str or int, default=None
+        Columns left out of the features (names or 0-based positions), e.g. a
+        class column: each must be one of the feature columns that
+        ``columns`` (or the default) selects.
     delimiter : str, default=None
         Field separator of a text file (one character, or ``"whitespace"`` for
         runs of white space); ``None`` sniffs it.
@@ -75,16 +79,21 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
     check_header_arg(header)
     suffix = file_suffix(path)
     if suffix in NPY_SUFFIXES:
-        return _read_npy_table(path, id_column=id_column, columns=columns)
+        return _read_npy_table(path, id_column=id_column, columns=columns,
+                               drop_columns=drop_columns)
     if suffix in PARQUET_SUFFIXES:
-        return _read_parquet_table(path, id_column=id_column, columns=columns)
+        return _read_parquet_table(path, id_column=id_column, columns=columns,
+                                   drop_columns=drop_columns)
     if suffix == ".npz":
-        return _read_sparse_npz(path, id_column=id_column, columns=columns)
+        return _read_sparse_npz(path, id_column=id_column, columns=columns,
+                                drop_columns=drop_columns)
     return _read_text_table(path, id_column=id_column, header=header,
-                            columns=columns, delimiter=delimiter)
+                            columns=columns, drop_columns=drop_columns,
+                            delimiter=delimiter)
 
 
-def _read_text_table(path, *, id_column, header, columns, delimiter):
+def _read_text_table(path, *, id_column, header, columns, drop_columns,
+                     delimiter):
     rows = text_rows(path, delimiter)
     if not rows:
         raise ValueError(f"{path}: the file is empty (no rows)")
@@ -118,7 +127,8 @@ def _read_text_table(path, *, id_column, header, columns, delimiter):
     id_index = None
     if id_column is not None:
         id_index = _resolve_column(path, id_column, names, width, "id column")
-    positions = _feature_positions(path, names, width, id_index, columns)
+    positions = _feature_positions(path, names, width, id_index, columns,
+                                   drop_columns)
     if names is not None:
         for j in positions:
             if names[j] == "":
@@ -183,8 +193,8 @@ def _column_hint(id_column, columns, j):
         return " (if this column holds row ids, make it the id column)"
     if columns is None:
         return (" (if this column is not a feature, such as a class, a name or "
-                "row ids, choose the feature columns: --columns on the command "
-                "line, columns= in read_table; or make it the id column)")
+                "row ids, leave it out: --drop-columns on the command line, "
+                "drop_columns= in read_table; or make it the id column)")
     return ""
 
 
@@ -220,7 +230,30 @@ def _resolve_column(path, spec, names, width, what):
     return index
 
 
-def _feature_positions(path, names, width, id_index, columns):
+def _feature_positions(path, names, width, id_index, columns, drop_columns):
+    positions = _selected_positions(path, names, width, id_index, columns)
+    if drop_columns is not None:
+        if isinstance(drop_columns, (str, int)):
+            drop_columns = [drop_columns]
+        dropped = []
+        for spec in drop_columns:
+            j = _resolve_column(path, spec, names, width, "column to drop")
+            if j not in positions:
+                what = ("the id column" if j == id_index
+                        else "not among the columns selected")
+                raise ValueError(f"{path}: column to drop {spec!r} is {what}; "
+                                 "only a feature column can be dropped")
+            if j in dropped:
+                raise ValueError(f"{path}: column {spec!r} is dropped twice")
+            dropped.append(j)
+        positions = [j for j in positions if j not in dropped]
+    if not positions:
+        raise ValueError(f"{path}: no feature columns left (every column is the "
+                         "id column or dropped)")
+    return positions
+
+
+def _selected_positions(path, names, width, id_index, columns):
     if columns is None:
         positions = [j for j in range(width) if j != id_index]
     else:
@@ -237,8 +270,6 @@ def _feature_positions(path, names, width, id_index, columns):
             if j in positions:
                 raise ValueError(f"{path}: column {spec!r} is selected twice")
             positions.append(j)
-    if not positions:
-        raise ValueError(f"{path}: no feature columns (only the id column)")
     return positions
 
 
@@ -256,7 +287,7 @@ def _check_ids(path, ids, where):
     return np.array(ids, dtype=object)
 
 
-def _read_sparse_npz(path, *, id_column, columns):
+def _read_sparse_npz(path, *, id_column, columns, drop_columns):
     """A matrix saved by :func:`scipy.sparse.save_npz`, as float64 CSR."""
     import scipy.sparse as sp
 
@@ -295,7 +326,8 @@ def _read_sparse_npz(path, *, id_column, columns):
         raise ValueError(f"{path}: expected a numeric matrix, got dtype {matrix.dtype}")
     if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise ValueError(f"{path}: the matrix is empty (shape {matrix.shape})")
-    positions = _feature_positions(path, None, matrix.shape[1], None, columns)
+    positions = _feature_positions(path, None, matrix.shape[1], None, columns,
+                                   drop_columns)
     X = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
     if list(positions) != list(range(matrix.shape[1])):
         X = X[:, positions]
@@ -316,7 +348,7 @@ def _keys_text(keys):
     return ", ".join(show(k) for k in shown[:6]) + (" ..." if len(shown) > 6 else "")
 
 
-def _read_npy_table(path, *, id_column, columns):
+def _read_npy_table(path, *, id_column, columns, drop_columns):
     if id_column is not None:
         raise ValueError(f"{path}: a .npy array has no id column; use a CSV or "
                          "Parquet file for row ids")
@@ -330,7 +362,8 @@ def _read_npy_table(path, *, id_column, columns):
         )
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{path}: the array is empty (shape {arr.shape})")
-    positions = _feature_positions(path, None, arr.shape[1], None, columns)
+    positions = _feature_positions(path, None, arr.shape[1], None, columns,
+                                   drop_columns)
     X = np.ascontiguousarray(arr[:, positions], dtype=np.float64)
     finite = np.isfinite(X)
     if not finite.all():
@@ -342,7 +375,7 @@ def _read_npy_table(path, *, id_column, columns):
     return X, None, None
 
 
-def _read_parquet_table(path, *, id_column, columns):
+def _read_parquet_table(path, *, id_column, columns, drop_columns):
     pa, pq = import_pyarrow()
     with open(path, "rb") as f:
         data = f.read()
@@ -366,7 +399,8 @@ def _read_parquet_table(path, *, id_column, columns):
     id_index = None
     if id_column is not None:
         id_index = _resolve_column(path, id_column, names, width, "id column")
-    positions = _feature_positions(path, names, width, id_index, columns)
+    positions = _feature_positions(path, names, width, id_index, columns,
+                                   drop_columns)
     X = np.empty((table.num_rows, len(positions)), dtype=np.float64)
     for k, j in enumerate(positions):
         col = table.column(j)
