@@ -38,6 +38,7 @@ from smiclust import SMIClustering, sample_links
 from smiclust.constraints import link_matrix
 from smiclust.datasets import DATASETS
 from smiclust.eigensolvers import leading_eigenvectors
+from smiclust.io import atomic_write
 from smiclust.kernels import local_scaling_kernel_from_neighbors, modified_kernel
 from smiclust.link_operator import SMICOperator
 from smiclust.lsmi import LSMIDesign
@@ -224,6 +225,11 @@ def main(argv=None):
         "--load", nargs="+", help="print the table of saved records; no runs"
     )
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.problems.split(",")) - set(PROBLEMS))
+    if unknown and not args.load:
+        parser.error(f"--problems: unknown {unknown}; known: {list(PROBLEMS)}")
+    if args.save and not Path(args.save).resolve().parent.is_dir():
+        parser.error(f"--save {args.save}: no such directory")
     if args.load:
         records = [r for path in args.load for r in json.loads(Path(path).read_text())]
     else:
@@ -234,7 +240,8 @@ def main(argv=None):
                     records.append(run_one(name, budget, seed))
                     print(name, budget, seed, records[-1]["chosen"], file=sys.stderr)
         if args.save:
-            Path(args.save).write_text(json.dumps(records, indent=1))
+            with atomic_write(args.save) as f:
+                json.dump(records, f, indent=1)
     print(table(records, CRITERIA))
 
 

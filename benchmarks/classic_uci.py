@@ -233,10 +233,20 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--raw", action="store_true",
                         help="the features as stored, not standardised")
-    parser.add_argument("--json", metavar="FILE", help="write every run")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write every run to this new file (an existing one "
+                             "is refused: --table reads several files)")
     parser.add_argument("--table", nargs="+", metavar="FILE",
                         help="print the win table of written runs and stop")
     args = parser.parse_args(argv)
+    if args.json and os.path.exists(args.json):
+        parser.error(f"--json {args.json} exists; write the new runs to another "
+                     "file and print them together with --table OLD NEW")
+    if args.json and not os.path.isdir(os.path.dirname(args.json) or "."):
+        parser.error(f"--json {args.json}: no such directory")
+    unknown = sorted(set(args.datasets) - set(DATASETS))
+    if unknown and not args.table:
+        parser.error(f"--datasets: unknown {unknown}; known: {list(DATASETS)}")
     if args.table:
         records = [r for path in args.table for r in json.load(open(path))]
     else:

@@ -108,4 +108,9 @@ def main():
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        epilog="Takes about 3 minutes; no options.").parse_args()
     main()

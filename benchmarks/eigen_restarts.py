@@ -137,12 +137,22 @@ def part2():
 
 
 if __name__ == "__main__":
+    import argparse
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
 
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "))
+    parser.add_argument("--parts", type=int, nargs="+", choices=[1, 2],
+                        default=[1, 2], metavar="N",
+                        help="run only these parts (1: about 2 minutes, 2: about "
+                             "8 minutes; default: both)")
+    args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f}\n")
     # the fallbacks warn by design here; their count is in the tables
     warnings.simplefilter("ignore", ConvergenceWarning)
-    part1()
-    part2()
+    if 1 in args.parts:
+        part1()
+    if 2 in args.parts:
+        part2()

@@ -34,7 +34,8 @@ flipped at 5 % are among those flipped at 10 %). Methods:
     called directly: both close the links transitively and raise
     ``InconsistentConstraintsException`` when a must-link chain joins a
     cannot-linked pair, which flipped links soon cause. A failed run counts as
-    ARI 0 and the tables say how many failed.
+    ARI 0 and the tables say how many failed; a peer whose package is not
+    installed is not run (no ARI, no part in the targets).
 ``k-means``
     ``sklearn.cluster.KMeans(n_clusters, n_init=10, random_state=s)``, no links.
 
@@ -264,6 +265,9 @@ def _timed(fit):
     start = time.perf_counter()
     try:
         return fit(), "ok", "", time.perf_counter() - start
+    except ImportError as exc:  # a peer not installed: no result at all
+        return None, "not run", f"{type(exc).__name__}: {exc}"[:200], \
+            time.perf_counter() - start
     except Exception as exc:  # a failed peer run is a result
         text = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
         return None, "failed", " ".join(text.split())[:200], \
@@ -286,7 +290,10 @@ def run_task(problem, seed, levels=None):
     records = []
 
     def record(labels, status, error, seconds, mask, **extra):
-        ari, ari_u = ari_pair(y, labels, mask) if status == "ok" else (0.0, 0.0)
+        if status == "ok":
+            ari, ari_u = ari_pair(y, labels, mask)
+        else:  # a failed run scores 0; a run that could not start, nothing
+            ari = ari_u = 0.0 if status == "failed" else math.nan
         if mask.sum() < 2:
             ari_u = math.nan
         row = {**base, "method": extra.pop("method"), "status": status,
@@ -590,6 +597,7 @@ def report(records):
     seeds = sorted({r["seed"] for r in records})
     failed = [r for r in records if r["status"] == "failed"]
     errors = sorted({r["error"].split(":")[0] for r in failed})
+    not_run = sorted({r["method"] for r in records if r["status"] == "not run"})
     defaults = sorted({r.get("default_params", "") for r in records
                        if r["method"] == "default"})
     parts = [
@@ -597,7 +605,9 @@ def report(records):
         "SMIClustering()): " + "; ".join(f"`{d}`" for d in defaults) + ".", "",
         f"Seeds: {len(seeds)} ({', '.join(map(str, seeds))}); cells are mean ± std "
         "over seeds of the adjusted Rand index. A failed run counts as ARI 0 "
-        f"({len(failed)} failed run(s): {', '.join(errors) or 'none'}).",
+        f"({len(failed)} failed run(s): {', '.join(errors) or 'none'}); a method "
+        "whose package is not installed is not run and takes no part in the "
+        "targets (" + (", ".join(not_run) or "none") + ").",
         "",
         "### Mean over all problems and levels (ARI, all points)", "",
         summary_table(records),

@@ -10,7 +10,6 @@ leading eigenvalues of U and the confusion matrix of the 3SMIC labels against
 the blobs.
 """
 
-import sys
 import time
 
 import numpy as np
@@ -45,4 +44,11 @@ def main(n):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000)
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "))
+    parser.add_argument("n", type=int, nargs="?", default=1_000_000,
+                        help="number of samples (default 1,000,000: about 3 "
+                             "minutes and 2 GB)")
+    main(parser.parse_args().n)

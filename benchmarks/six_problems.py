@@ -49,7 +49,8 @@ def main(argv=None):
                     n_links = int(round(frac * n * (n - 1) / 2))
                     must, cannot = sample_links(y, n_links, random_state=seed)
                     start = time.perf_counter()
-                    model = SMIClustering(np.unique(y).size, random_state=seed)
+                    model = SMIClustering(np.unique(y).size, links="paper",
+                                          random_state=seed)
                     model.fit(Xp, must_link=must, cannot_link=cannot)
                     sec = time.perf_counter() - start
                     ari = adjusted_rand_score(y, model.labels_)
