@@ -17,6 +17,47 @@ def test_exact_neighbors_match_brute_force():
     assert not np.any(graph.indices == np.arange(60)[:, None])
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_exact_neighbors_of_copies_are_at_distance_zero_in_many_dimensions(sparse):
+    # 60 features: scikit-learn's brute-force search, whose distances from
+    # norms and dot products put two copies of a row about 1e-7 apart
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(0)
+    X = rng.rand(30, 60)
+    X = np.vstack([X, X[:10]]) + 1e3  # an offset: every distance unchanged
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    graph = nearest_neighbors(sp.csr_matrix(X) if sparse else X, 3,
+                              algorithm="exact")
+    assert np.all(graph.distances[:10, 0] == 0)
+    assert np.all(graph.distances[30:, 0] == 0)
+    assert graph.indices[:10, 0].tolist() == list(range(30, 40))
+    np.testing.assert_allclose(graph.distances, np.sort(D, axis=1)[:, :3],
+                               rtol=1e-12, atol=0)
+    assert np.all(np.diff(graph.distances, axis=1) >= 0)
+
+
+def test_approximate_search_with_n_jobs_none_runs_on_one_thread(monkeypatch):
+    # as documented ("None means 1"): pynndescent's graph for a seed depends
+    # on its thread count, so "every core" would make it depend on the machine
+    pynndescent = pytest.importorskip("pynndescent")
+    seen = []
+
+    class Recording:
+        def __init__(self, X, **kwargs):
+            seen.append(kwargs["n_jobs"])
+            order = np.argsort(cdist(X, X), axis=1)[:, : kwargs["n_neighbors"]]
+            self.neighbor_graph = (order, np.take_along_axis(cdist(X, X), order, 1))
+
+    monkeypatch.setattr(pynndescent, "NNDescent", Recording)
+    X = np.random.RandomState(1).normal(size=(40, 3))
+    for n_jobs, expected in ((None, 1), (1, 1), (2, 2), (-1, -1)):
+        nearest_neighbors(X, 4, algorithm="approximate", n_jobs=n_jobs,
+                          random_state=0)
+        assert seen[-1] == expected
+
+
 def test_unknown_algorithm_is_rejected():
     X = np.random.RandomState(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match="'algorithm' parameter of nearest_neighbors"):

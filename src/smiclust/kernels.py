@@ -83,6 +83,11 @@ def local_scaling_kernel_from_neighbors(graph, n_neighbors):
     :math:`\sigma_i` the distance from :math:`x_i` to its ``t``-th nearest other
     sample (see :func:`local_scales` for zero distances). The diagonal is 1
     (a sample is at distance 0 from itself), so every value lies in [0, 1].
+    Where several samples tie at the ``t``-th distance (integer features,
+    copies of one row), :math:`N_t` holds the ``t`` that the neighbour search
+    returns first, an order of the search's own (a permutation of the rows
+    can change which): the scales do not depend on that cut, the kernel's
+    entries at the tie can.
 
     Parameters
     ----------

@@ -222,8 +222,8 @@ class LSMIDesign:
         ``n_centers >= n_samples``.
     n_folds : int, default=5
         Number of cross-validation folds :math:`M`, ``2 <= n_folds <=
-        n_samples``. Unused when both ``kernel_width`` and ``regularization``
-        are scalars.
+        n_samples``. The folds are drawn but not used when both
+        ``kernel_width`` and ``regularization`` are scalars.
     random_state : int, RandomState instance or None, default=None
         Seeds one generator from which the centres, the fold permutation and
         (with ``max_centers_per_class``) the order of the centres are drawn,

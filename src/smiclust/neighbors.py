@@ -133,6 +133,8 @@ def nearest_neighbors(
         nn = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs).fit(X)
         # X=None: each sample's own entry is left out, duplicates are kept.
         distances, indices = nn.kneighbors()
+        if getattr(nn, "_fit_method", "brute") == "brute":
+            distances, indices = _exact_distances(X, indices)
         return NeighborGraph(distances, indices, "exact")
     if algorithm == "approximate":
         distances, indices = _approximate_neighbors(
@@ -143,6 +145,44 @@ def nearest_neighbors(
         "The 'algorithm' parameter of nearest_neighbors must be a str among "
         f"{{'auto', 'exact', 'approximate'}}. Got {algorithm!r} instead."
     )
+
+
+#: Largest number of float64 values one block of :func:`_exact_distances`
+#: holds (64 MB).
+_DISTANCE_BLOCK = 1 << 23
+
+
+def _exact_distances(X, indices):
+    r"""Distances to the neighbours found, computed as
+    :math:`\lVert x_i - x_j\rVert` from the differences, each row sorted
+    again (stably).
+
+    scikit-learn's brute-force search (more than 15 features, or sparse
+    ``X``) computes :math:`\lVert x_i\rVert^2 + \lVert x_j\rVert^2 - 2
+    x_i^\top x_j`, whose rounding error is relative to the norms, not to the
+    distance: two copies of one row can be 1e-7 apart, and a constant added
+    to ``X`` changes the distances. The local scale :math:`\sigma_i` is one
+    of these distances, and a sample with ``t`` copies must get
+    :math:`\sigma_i = 0` (then the floor of :func:`smiclust.kernels.local_scales`).
+    ``O(n k d)`` time, blocks of at most :data:`_DISTANCE_BLOCK` values.
+    """
+    n, k = indices.shape
+    distances = np.empty((n, k))
+    step = max(1, _DISTANCE_BLOCK // max(1, k * X.shape[1]))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        neighbours = indices[start:stop].ravel()
+        if sp.issparse(X):
+            rows = np.repeat(np.arange(start, stop), k)
+            diff = X[rows] - X[neighbours]
+            squared = np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+        else:
+            diff = X[neighbours].reshape(stop - start, k, -1) - X[start:stop, None, :]
+            squared = np.einsum("ijk,ijk->ij", diff, diff).ravel()
+        distances[start:stop] = np.sqrt(squared).reshape(stop - start, k)
+    order = np.argsort(distances, axis=1, kind="stable")
+    return (np.take_along_axis(distances, order, axis=1),
+            np.take_along_axis(indices, order, axis=1))
 
 
 def _expand_rows(rows, first, inverse):
@@ -186,7 +226,10 @@ def _approximate_neighbors(X, n_neighbors, *, n_jobs=None, random_state=None):
         X,
         n_neighbors=n_neighbors + 1,
         random_state=seed,
-        n_jobs=-1 if n_jobs is None else n_jobs,
+        # None is one thread, as documented: pynndescent's graph for a seed
+        # depends on its thread count, so every core would make the graph
+        # depend on the machine.
+        n_jobs=1 if n_jobs is None else n_jobs,
         low_memory=True,
         compressed=True,
     )

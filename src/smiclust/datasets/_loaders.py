@@ -142,7 +142,9 @@ Spambase (UCI)
 4601 e-mails, 57 features: 48 word frequencies and 6 character frequencies
 (percentages, 0-100) and 3 statistics of runs of capital letters. Target:
 1 = spam (1813 e-mails, the first rows of the file), 0 = non-spam (2788).
-File order is kept; 391 rows duplicate an earlier row, as in the original.
+File order is kept; 391 lines duplicate an earlier line, as in the
+original, and 394 rows of the features repeat an earlier row (3 feature
+vectors occur with both targets).
 
 Source: UCI Machine Learning Repository, "Spambase",
 https://doi.org/10.24432/C53G6X (CC BY 4.0).
@@ -450,7 +452,10 @@ def load_spam(*, return_X_y=True):
 
     Notes
     -----
-    391 rows are exact duplicates of an earlier row, as in the original file.
+    391 lines are exact duplicates of an earlier line (label included), as
+    in the original file; 394 rows of ``X`` repeat an earlier row, and 3
+    feature vectors occur with both targets (rows 63 and 3108, 148 and 1985,
+    478 and 3213), so no method can separate those pairs.
     Every call returns new arrays; mutating them does not affect later calls.
 
     Examples
