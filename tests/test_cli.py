@@ -918,8 +918,12 @@ def test_a_link_in_two_sources_is_counted_once_and_said(work):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_label_pair_counts_and_violations_against_every_pair(seed):
-    from smiclust.commands._fit_inputs import label_pair_counts, violated_label_pairs
-    from smiclust.constraints import count_violations, pairs_from_labels
+    from smiclust.constraints import (
+        count_violations,
+        label_pair_counts,
+        pairs_from_labels,
+        violated_label_pairs,
+    )
 
     rng = np.random.RandomState(seed)
     codes = np.where(rng.rand(60) < 0.4, rng.randint(0, 4, 60), -1)

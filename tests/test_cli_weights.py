@@ -189,14 +189,15 @@ FIT_ID = ["fit", "moons.csv", "-k", "2", "--id-column", "sample", *FIXED]
 
 def _bad_weight(where, got, name="l.csv"):
     """The one-line error of a bad weight cell at ``where`` ("line 2")."""
-    return (f"{name}: {where}, column 3: expected a link weight (a finite number "
-            f">= 0), got {got}")
+    return (f"{name}: {where}, column 3: expected a link weight (a number in "
+            f"[0, 1e+100]), got {got}")
 
 
 #: name -> (file name, content, argv before the link option, expected text)
 BAD_WEIGHTS = {
     "text": ("l.csv", "0,1,0.5\n2,3,high\n", FIT_IDX, _bad_weight("line 2", "'high'")),
     "negative": ("l.csv", "0,1,-0.5\n", FIT_IDX, _bad_weight("line 1", "'-0.5'")),
+    "above 1e100": ("l.csv", "0,1,2e100\n", FIT_IDX, _bad_weight("line 1", "'2e100'")),
     "nan": ("l.csv", "i,j,w\n0,1,1\n2,3,NaN\n", FIT_IDX,
             _bad_weight("line 3", "'NaN'")),
     "inf": ("l.csv", "0,1,inf\n", FIT_IDX, _bad_weight("line 1", "'inf'")),

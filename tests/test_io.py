@@ -390,8 +390,9 @@ def test_read_weighted_links(tmp_path, content, ids, links, weights):
 @pytest.mark.parametrize(
     "content, ids, match",
     [
-        ("0,1,x\n", None, r"line 1, column 3: expected a link weight \(a finite "
-                          r"number >= 0\), got 'x'"),
+        ("0,1,x\n", None, r"line 1, column 3: expected a link weight \(a number "
+                          r"in \[0, 1e\+100\]\), got 'x'"),
+        ("0,1,2e100\n", None, r"line 1, column 3: .*got '2e100'"),
         ("0,1,1\n2,3,-0.5\n", None, r"line 2, column 3: .*got '-0.5'"),
         ("0,1,nan\n", None, r"line 1, column 3: .*got 'nan'"),
         ("0,1,inf\n", None, r"line 1, column 3: .*got 'inf'"),

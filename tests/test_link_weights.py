@@ -73,6 +73,56 @@ def test_zero_weight_is_the_same_as_leaving_the_link_out():
     assert_array_equal(a.tuning_results_["criterion"], b.tuning_results_["criterion"])
 
 
+def test_zero_weight_is_no_link_for_the_default_too():
+    # the default's grid of n_neighbors (kNN graph joined by the must-links),
+    # the choice of c and the warnings about links no labelling satisfies
+    # read a link of weight 0 as no link
+    import warnings
+
+    from sklearn.datasets import make_blobs
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal([0, 0], 0.8, (60, 2)), rng.normal([3, 0], 0.8, (60, 2)),
+                   rng.normal([1.5, 5], 0.3, (6, 2))])
+    must, cannot = np.array([[0, 1], [60, 61], [120, 0]]), np.array([[0, 60]])
+    a = SMIClustering(2, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot, must_link_weight=[1, 1, 0.0],
+        cannot_link_weight=[1.0])
+    b = SMIClustering(2, random_state=0).fit(
+        X, must_link=must[:2], cannot_link=cannot, must_link_weight=[1, 1],
+        cannot_link_weight=[1.0])
+    assert_array_equal(a.labels_, b.labels_)
+    assert_array_equal(a.tuning_results_["param_n_neighbors"],
+                       b.tuning_results_["param_n_neighbors"])
+    # five samples of one blob pairwise cannot-linked at weight 0: neither the
+    # clique's five clusters nor the links reach the choice of c
+    X, y = make_blobs(n_samples=200, centers=3, cluster_std=0.6, random_state=0)
+    must, cannot = sample_links(y, 30, random_state=0)
+    same = np.flatnonzero(y == 0)[:5]
+    extra = np.array([[a, b] for k, a in enumerate(same) for b in same[k + 1:]])
+    fits = []
+    for links, weights in ((np.vstack([cannot, extra]),
+                            np.r_[np.ones(len(cannot)), np.zeros(len(extra))]),
+                           (cannot, np.ones(len(cannot)))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no warning about the clique
+            fits.append(SMIClustering("auto", random_state=0).fit(
+                X, must_link=must, cannot_link=links, cannot_link_weight=weights,
+                must_link_weight=np.ones(len(must))))
+    assert fits[0].n_clusters_ == fits[1].n_clusters_ == 3
+    assert_array_equal(fits[0].labels_, fits[1].labels_)
+    # a cannot-link of weight 0 inside a must-link chain: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(
+            X[:60], must_link=[[0, 1], [1, 2]], cannot_link=[[0, 2], [3, 4]],
+            cannot_link_weight=[0.0, 0.0])
+    with pytest.warns(UserWarning, match="chains of must-links"):
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(
+            X[:60], must_link=[[0, 1], [1, 2]], cannot_link=[[0, 2], [3, 4]],
+            cannot_link_weight=[0.5, 0.0])
+
+
 def test_weights_reach_the_solver():
     X, _, must, cannot, wm, wc = _problem(3)
     K = local_scaling_kernel(X, 4)
@@ -116,6 +166,10 @@ def test_bad_weights_are_rejected_by_name(weights, error, match):
          r"most 1e\+100 .*gamma up to 1e\+100 and must_link_weight up to 1e\+100"),
         ({"eta": [1.0, 1e60]}, {"cannot_link_weight": [1e50]},
          "'cannot_link_weight' parameter of SMIClustering times eta"),
+        # "auto": the grid a fit with weights searches, up to 10
+        ({}, {"must_link_weight": [1e100, 1.0]},
+         "'must_link_weight' parameter of SMIClustering times gamma .*gamma up "
+         "to 10"),
     ],
 )
 def test_weight_times_gamma_or_eta_beyond_range_is_rejected(params, fit, match):
@@ -164,6 +218,16 @@ def test_suspect_links_match_a_brute_force_ranking():
     assert_allclose(got["score"], [e[0] for e in expected], atol=1e-12)
     assert got["kind"].tolist() == [e[1] for e in expected]
     assert got["index"].tolist() == [e[2] for e in expected]
+
+
+def test_suspect_links_without_links_keep_their_dtypes():
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    empty = SMIClustering(2, n_neighbors=3, random_state=0).fit(X).suspect_links_
+    full = SMIClustering(2, n_neighbors=3, random_state=0).fit(
+        X, must_link=[[0, 1]]).suspect_links_
+    assert {k: v.dtype for k, v in empty.items()} == {
+        k: v.dtype for k, v in full.items()}
+    assert all(len(v) == 0 for v in empty.values())
 
 
 def test_flipped_links_rank_first():

@@ -179,6 +179,7 @@ def test_too_few_links_fall_back_to_eigengap():
         ({"candidates": []}, "'candidates' parameter"),
         ({"candidates": [1, 2]}, "'candidates' parameter"),
         ({"candidates": [2, 60]}, "'candidates' parameter.*n_samples=60"),
+        ({"candidates": [2, 10**20]}, "'candidates' parameter.*n_samples=60"),
         ({"method": "bic"}, "'method' parameter"),
         ({"gamma": -1.0}, "'gamma' parameter"),
         ({"n_folds": 1}, "'n_folds' parameter"),

@@ -296,3 +296,34 @@ def test_pd_na_marks_unknown_string_labels():
     assert_array_equal(fitted.fit(X, partial_labels=strings).labels_,
                        SMIClustering(3, n_neighbors=5, random_state=0).fit(
                            X, partial_labels=y_partial).labels_)
+
+
+@pytest.mark.parametrize("links", ["closure", "paper"])
+def test_suspect_links_rank_the_given_links_and_violations_count_label_pairs(links):
+    # suspect_links_ ranks the links the user gave (index: their rows); the
+    # links the labels imply are not ranked. n_violations_ counts the given
+    # links and every two labelled samples, each pair once (brute force).
+    X, y, y_partial = _partial(1)
+    labelled = np.flatnonzero(y_partial >= 0)
+    y_partial[labelled[:2]] = (y_partial[labelled[:2]] + 1) % 3  # two wrong labels
+    free = np.flatnonzero(y_partial < 0)
+    must = np.array([[free[0], free[1]], [labelled[2], free[2]]])
+    cannot = np.array([[free[3], free[4]]])
+    model = SMIClustering(3, n_neighbors=[4, 8], links=links, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot, partial_labels=y_partial)
+    suspects = model.suspect_links_
+    assert len(suspects["i"]) == 3
+    rows = {"must": must, "cannot": cannot}
+    for i, j, kind, index in zip(suspects["i"], suspects["j"], suspects["kind"],
+                                 suspects["index"]):
+        assert (i, j) == tuple(sorted(rows[kind][index]))
+    label_must, label_cannot = pairs_from_labels(y_partial)
+    pairs = {}
+    for kind, part in (("must", must), ("cannot", cannot),
+                       ("must", label_must), ("cannot", label_cannot)):
+        for i, j in part:
+            pairs[(min(i, j), max(i, j))] = kind
+    labels = model.labels_
+    violated = sum((labels[i] == labels[j]) != (kind == "must")
+                   for (i, j), kind in pairs.items())
+    assert model.n_violations_ == violated

@@ -11,7 +11,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import BaseLinkClustering, graph_components, warn_graph_components
+from .base import (
+    BaseLinkClustering,
+    graph_components,
+    links_present,
+    warn_graph_components,
+)
 from .baselines._spectral_learning import spectral_learning_labels
 from .classifier_vote import (
     MIN_UNLINKED_SHARE,
@@ -35,6 +40,7 @@ from .constraints import (
     pairs_from_codes,
     rank_suspect_links,
     unlinked_mask,
+    violated_label_pairs,
 )
 from .kernels import (
     degree_normalized_cross_kernel,
@@ -301,7 +307,9 @@ class SMIClustering(BaseLinkClustering):
         ``n_clusters_``; ``q`` is 2, or more when that many must-link groups
         are pairwise cannot-linked (:func:`smiclust.link_groups.cannot_clique`;
         with partial labels, the number of classes). An integer below such
-        a clique warns (``ConstraintConflictWarning``).
+        a clique warns (``ConstraintConflictWarning``). The choice reads a
+        link of any positive weight as a link; links of weight 0 are left
+        out.
     n_neighbors : "auto", int or list of int, default="auto"
         Kernel parameter ``t``. ``"auto"`` searches ``1 .. 10`` (the paper's
         grid, capped at ``n_samples - 1``; on closed links only the ``t``
@@ -576,7 +584,9 @@ class SMIClustering(BaseLinkClustering):
     lsmi_ : float
         LSMI of the chosen labelling (NaN when no search was run).
     n_violations_ : int
-        Links violated by ``labels_``.
+        Links violated by ``labels_``: the given links and, with
+        ``partial_labels``, every two labelled samples (one class in two
+        clusters, or two classes in one), each pair once.
     spread_from_ : {"scores", "links", "none"}
         What the samples in no link took their labels from: the spread scores,
         the spread labels of the linked samples alone, or (``"none"``:
@@ -617,7 +627,8 @@ class SMIClustering(BaseLinkClustering):
         ``index`` (row in the given links) and ``score`` in [0, 1]
         (:func:`smiclust.constraints.rank_suspect_links`: 1 minus the
         probability that the fit puts a must-linked pair together, or that
-        probability for a cannot-link). Re-check the links at the top.
+        probability for a cannot-link). Re-check the links at the top. The
+        pairs ``partial_labels`` imply are not listed.
     tuning_results_ : dict of str to ndarray
         Every candidate tried, ready for ``pandas.DataFrame``: parameters,
         LSMI (with the width and regularisation its CV chose), violations,
@@ -806,9 +817,11 @@ default=None
             3SMIC). The weights are the entries of :math:`M` and :math:`C`,
             move the kernel entry of a link towards 1 (must) or 0 (cannot) by
             ``min(w, 1)`` of the way, and count a violated link by its weight
-            in the selection criterion. With weights, ``links="closure"``
-            uses the links as given (the paper's 3SMIC): weights say the links
-            are uncertain, and closing them would spread the wrong ones.
+            in the selection criterion; weight 0 is no link. With weights,
+            ``links="closure"`` uses the links as given, not closed, as the
+            paper's 3SMIC does (the rest of the default's search stays):
+            weights say the links are uncertain, and closing them would
+            spread the wrong ones.
         partial_labels : array-like of shape (n_samples,), default=None
             Known classes of some samples (any labels; ``-1``, ``None`` or NaN
             for unknown, as in ``sklearn.semi_supervised``). Every two
@@ -834,15 +847,21 @@ default=None
                 X, must_link, cannot_link, must_link_weight, cannot_link_weight
             )
             self._check_weight_products(inputs)
-            inputs = _with_partial_labels(inputs, partial_labels, self.links, self)
+            scored = (inputs.must_link, inputs.cannot_link)
+            inputs, label_codes = _with_partial_labels(inputs, partial_labels,
+                                                       self.links, self)
+            # links of weight 0 are no links: what reads links as pairs (the
+            # closure, the clique, the choice of c) reads the others only
+            present = links_present(inputs)
             # the closure of the given links, built once: how they are used, the
             # clique of cannot-linked groups and whether the link test runs
-            given = (link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
-                     if len(inputs.must_link) or len(inputs.cannot_link) else None)
+            given = (link_groups(present.must_link, present.cannot_link,
+                                 inputs.n_samples)
+                     if len(present.must_link) or len(present.cannot_link) else None)
             links = _link_set(inputs, self.links, self.contradictions, given,
                               self.keep_cannot_links)
             clique = _cannot_clique_samples(
-                inputs, given if links.groups is None else links.groups
+                present, given if links.groups is None else links.groups
             )
             t_grid = self._n_neighbors_grid(inputs.n_samples)
             auto_c = isinstance(self.n_clusters, str)
@@ -852,6 +871,7 @@ default=None
                     f"{_AUTO_C_NEIGHBORS} samples; got {inputs.n_samples}."
                 )
             self._accept_inputs(inputs)
+            self._scored_links = (*scored, label_codes)
 
             (solver_seed, lsmi_seed, neighbor_seed, c_seed,
              test_seed) = self._draw_seeds(5)
@@ -880,6 +900,7 @@ default=None
                     warnings.warn(warning[0], warning[1], stacklevel=2)
             finally:
                 del self._solves, self._classifiers, self._vote_warnings
+                del self._scored_links
             _warn_if_clusters_hold_no_sample(self.labels_, self.n_clusters_)
             self._x_exponent = inputs.exponent
             self._fit_X = inputs.X
@@ -925,7 +946,7 @@ default=None
                     self.n_clusters_ = no_links.n_clusters
                 self._fit_graph(no_links, _NO_LINKS, graph, t_grid, seeds)
                 self.links_ = "ignored"
-                self._score_links(inputs)
+                self._score_links()
 
     def _links_agreement_z(self, inputs, graph, solver_seed, n_neighbors, kernel):
         """:func:`~smiclust.link_test.agreement_over_chance` of SMIC without
@@ -1063,7 +1084,8 @@ default=None
         solver_seed, lsmi_seed = seeds
         must, cannot = inputs.must_link, inputs.cannot_link
         if self.links == "closure" and isinstance(self.n_neighbors, str):
-            t_grid = connected_neighbors_grid(graph, t_grid, must, inputs.n_clusters)
+            t_grid = connected_neighbors_grid(
+                graph, t_grid, links_present(inputs).must_link, inputs.n_clusters)
         t_chosen = len(t_grid) > 1
         candidates = self._candidate_grid(
             t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
@@ -1233,13 +1255,24 @@ default=None
                                 np.r_[without_m, without_c],
                                 np.r_[folds.must_unit, folds.cannot_unit])
 
-    def _score_links(self, inputs):
+    def _score_links(self):
         """``n_violations_`` and ``suspect_links_``: the current labels and
-        probabilities against the links of ``inputs`` (the given ones again
-        after a fit that set them aside)."""
-        must, cannot = inputs.must_link, inputs.cannot_link
+        probabilities against the given links, and ``n_violations_`` against
+        every two samples ``partial_labels`` name too (the links they imply,
+        counted without forming them; a given link between two labelled
+        samples is one of them)."""
+        must, cannot, codes = self._scored_links
+        if codes is not None:  # given links with a sample the labels do not name
+            labelled = codes >= 0
+            free_m = ~(labelled[must[:, 0]] & labelled[must[:, 1]])
+            free_c = ~(labelled[cannot[:, 0]] & labelled[cannot[:, 1]])
+            violated = violated_label_pairs(codes, self.labels_)
+        else:
+            free_m = free_c = slice(None)
+            violated = 0
         violated_must, violated_cannot = link_violations(self.labels_, must, cannot)
-        self.n_violations_ = int(violated_must.sum() + violated_cannot.sum())
+        self.n_violations_ = int(violated_must[free_m].sum()
+                                 + violated_cannot[free_c].sum() + violated)
         self.suspect_links_ = rank_suspect_links(self.proba_, must, cannot)
 
     def candidate_parameters(self, n_samples, *, n_must=0, n_cannot=0):
@@ -1290,10 +1323,11 @@ default=None
         # labels: one per class) needs that many clusters; c is not chosen
         # below it (nor above n - 1: a clique of every sample then warns)
         fewest = min(max(2, n_cannot_clique), n - 1)
+        present = links_present(inputs)
         result = choose_n_clusters(
             local_scaling_kernel_from_neighbors(graph, _AUTO_C_NEIGHBORS),
-            inputs.must_link,
-            inputs.cannot_link,
+            present.must_link,
+            present.cannot_link,
             candidates=range(fewest, max(fewest, min(_AUTO_C_MAX, n - 1)) + 1),
             links="closure" if self.links == "closure" else "paper",
             eigen_solver=self.eigen_solver,
@@ -1310,7 +1344,9 @@ default=None
             ("gamma", inputs.must_weight, "must_link_weight"),
             ("eta", inputs.cannot_weight, "cannot_link_weight"),
         ):
-            values = as_grid(getattr(self, param))
+            # "auto": the grid of a fit with weights (the links as given)
+            values = as_grid(getattr(self, param),
+                             DEFAULT_GAMMAS if param == "gamma" else DEFAULT_ETAS)
             if weights is None or not len(weights) or not values:
                 continue
             product = max(values) * float(weights.max())
@@ -1442,7 +1478,7 @@ default=None
         self.proba_ = row_probabilities(scores, np.eye(c)[solution.labels])
         self.n_iter_ = solution.n_operator_applications
         self.n_neighbors_, self.gamma_, self.eta_ = params
-        self._score_links(inputs)
+        self._score_links()
         self.n_candidates_ = len(candidates)
         if search is None:
             self.tuning_results_ = _single_row(
@@ -1792,9 +1828,10 @@ default=None
 
 def _with_partial_labels(inputs, partial_labels, mode, estimator):
     """``inputs`` with the links that ``partial_labels`` imply added (checked
-    against the given links); unchanged when there are none."""
+    against the given links), and the labels' codes (``-1``: unknown);
+    ``(inputs, None)`` when there are none."""
     if partial_labels is None:
-        return inputs
+        return inputs, None
     owner = type(estimator).__name__
     codes = encode_partial_labels(
         partial_labels, n_samples=inputs.n_samples, owner=owner, name="partial_labels"
@@ -1819,7 +1856,7 @@ def _with_partial_labels(inputs, partial_labels, mode, estimator):
     must = _union_pairs(inputs.must_link, extra_must)
     cannot = _union_pairs(inputs.cannot_link, extra_cannot)
     must, cannot = check_constraints(must, cannot, inputs.n_samples, owner=owner)
-    return replace(inputs, must_link=must, cannot_link=cannot)
+    return replace(inputs, must_link=must, cannot_link=cannot), codes
 
 
 def _check_links_against_labels(inputs, codes, owner):

@@ -8,7 +8,7 @@ ConstrainedSpectralClustering build on it.
 
 import copy
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,7 +16,12 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
-from .constraints import check_constraints, check_link_weights, link_matrix
+from .constraints import (
+    check_constraints,
+    check_link_weights,
+    link_matrix,
+    warn_conflicting_links,
+)
 from .neighbors import nearest_neighbors
 from .utils import (
     at_unit_scale,
@@ -125,7 +130,7 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
             proxy, X, n_clusters, accept_sparse=self._accepts_sparse
         )
         must, cannot = check_constraints(
-            must_link, cannot_link, X.shape[0], owner=owner
+            must_link, cannot_link, X.shape[0], owner=owner, warn=False
         )
         weights = [
             None if w is None else check_link_weights(w, len(links), name=name,
@@ -135,8 +140,13 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
                 (cannot_link_weight, cannot, "cannot_link_weight"),
             )
         ]
-        return FitInputs(X, c, exponent, must, cannot, feature_attributes(proxy),
-                         *weights)
+        inputs = FitInputs(X, c, exponent, must, cannot, feature_attributes(proxy),
+                           *weights)
+        if len(must) and len(cannot):
+            present = links_present(inputs)
+            warn_conflicting_links(present.must_link, present.cannot_link,
+                                   X.shape[0], stacklevel=2)
+        return inputs
 
     def _accept_inputs(self, inputs):
         """Record the validated features on the estimator (after every check)."""
@@ -171,6 +181,24 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._accepts_sparse
         return tags
+
+
+def links_present(inputs):
+    """``inputs`` without its links of weight 0: a link of weight 0 is no
+    link (the same fit as without it), so nothing reads it as one."""
+    keep = [None if w is None else w > 0
+            for w in (inputs.must_weight, inputs.cannot_weight)]
+    if all(k is None or k.all() for k in keep):
+        return inputs
+    keep_m, keep_c = (slice(None) if k is None else k for k in keep)
+    return replace(
+        inputs,
+        must_link=inputs.must_link[keep_m],
+        cannot_link=inputs.cannot_link[keep_c],
+        must_weight=None if inputs.must_weight is None else inputs.must_weight[keep_m],
+        cannot_weight=(None if inputs.cannot_weight is None
+                       else inputs.cannot_weight[keep_c]),
+    )
 
 
 def graph_components(graph, inputs):

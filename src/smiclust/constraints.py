@@ -163,14 +163,16 @@ def check_links(links, n_samples, *, name="must_link", owner="check_links"):
     return np.ascontiguousarray(pairs)
 
 
-def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constraints"):
+def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constraints",
+                      warn=True):
     """Validate must-links and cannot-links together.
 
     Each array is checked by :func:`check_links`. A pair given both as a must-link
     and as a cannot-link is an error. A cannot-linked pair whose samples are
     joined by a chain of must-links is a contradiction too, but links are soft in
     3SMIC, so it is reported with a :class:`ConstraintConflictWarning` naming the
-    pairs, and the links are returned unchanged.
+    pairs (:func:`warn_conflicting_links`; not with ``warn=False``), and the
+    links are returned unchanged.
 
     Returns
     -------
@@ -187,17 +189,25 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
                 f"A pair cannot be both a must-link and a cannot-link in {owner}; "
                 f"{len(both)} pair(s) are, the first is {first}."
             )
-        conflicts = conflicting_cannot_links(must, cannot, n_samples)
-        if len(conflicts):
-            shown = ", ".join(str(tuple(int(v) for v in p)) for p in conflicts[:5])
-            warnings.warn(
-                f"{len(conflicts)} cannot-link pair(s) join samples that chains of "
-                f"must-links put together, e.g. {shown}; no labelling can satisfy "
-                "every link.",
-                ConstraintConflictWarning,
-                stacklevel=3,
-            )
+        if warn:
+            warn_conflicting_links(must, cannot, n_samples, stacklevel=3)
     return must, cannot
+
+
+def warn_conflicting_links(must_link, cannot_link, n_samples, *, stacklevel=2):
+    """A :class:`ConstraintConflictWarning` naming the cannot-links whose
+    samples chains of must-links join (validated links); ``stacklevel`` as
+    the caller's own ``warnings.warn`` would take it."""
+    conflicts = conflicting_cannot_links(must_link, cannot_link, n_samples)
+    if len(conflicts):
+        shown = ", ".join(str(tuple(int(v) for v in p)) for p in conflicts[:5])
+        warnings.warn(
+            f"{len(conflicts)} cannot-link pair(s) join samples that chains of "
+            f"must-links put together, e.g. {shown}; no labelling can satisfy "
+            "every link.",
+            ConstraintConflictWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def conflicting_cannot_links(must_link, cannot_link, n_samples):
@@ -673,6 +683,33 @@ def count_violations(labels, must_link=None, cannot_link=None):
     return int(np.count_nonzero(violated_must) + np.count_nonzero(violated_cannot))
 
 
+def _n_pairs(counts):
+    return counts * (counts - 1) // 2
+
+
+def label_pair_counts(codes):
+    """``(must, cannot)``: pairs of labelled samples (``codes >= 0``) with
+    the same / different labels, counted without forming them."""
+    sizes = np.bincount(codes[codes >= 0]).astype(np.int64)
+    same = int(_n_pairs(sizes).sum())
+    return same, int(_n_pairs(sizes.sum())) - same
+
+
+def violated_label_pairs(codes, labels):
+    """Pairs of labelled samples (``codes >= 0``) that ``labels`` split though
+    of one class, or put together though of different classes: from the
+    (class, cluster) table, without forming the pairs."""
+    known = codes >= 0
+    if not known.any():
+        return 0
+    table = np.zeros((codes.max() + 1, labels.max() + 1), dtype=np.int64)
+    np.add.at(table, (codes[known], labels[known]), 1)
+    together = int(_n_pairs(table).sum())  # same class, same cluster
+    split = int(_n_pairs(table.sum(axis=1)).sum()) - together
+    merged = int(_n_pairs(table.sum(axis=0)).sum()) - together
+    return split + merged
+
+
 def link_violations(labels, must_link, cannot_link):
     """Which links a labelling violates; prior validation of the links is assumed.
 
@@ -732,7 +769,8 @@ def rank_suspect_links(proba, must_link, cannot_link):
     """
     pairs = np.vstack([must_link, cannot_link]).astype(np.intp).reshape(-1, 2)
     score = np.concatenate(link_contradictions(proba, must_link, cannot_link))
-    kind = np.array(["must"] * len(must_link) + ["cannot"] * len(cannot_link))
+    kind = np.array(["must"] * len(must_link) + ["cannot"] * len(cannot_link),
+                    dtype="<U6")
     index = np.concatenate([np.arange(len(must_link)), np.arange(len(cannot_link))])
     order = np.argsort(-score, kind="stable")
     return {

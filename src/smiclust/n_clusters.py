@@ -263,13 +263,13 @@ def choose_n_clusters(
             f"n_samples) matrix. Got shape {shape} instead."
         )
     n = K.shape[0]
-    cands = np.unique(np.asarray(candidates, dtype=np.int64))
-    c_max = int(cands[-1])
+    c_max = max(int(c) for c in candidates)
     if c_max >= n:
         raise ValueError(
             f"The 'candidates' parameter of {_OWNER} must hold ints smaller than "
             f"n_samples={n}. Got max(candidates)={c_max} instead."
         )
+    cands = np.unique(np.asarray(candidates, dtype=np.int64))
     must, cannot = check_constraints(must_link, cannot_link, n, owner=_OWNER)
     n_links = len(must) + len(cannot)
     if method == "links" and n_links < n_folds:

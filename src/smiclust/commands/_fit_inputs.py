@@ -112,6 +112,8 @@ class Inputs:
         """``(n_must, n_cannot)``: the links in effect, each pair once: those
         of the files and every pair of labelled rows (not formed); counted
         once (the links do not change after reading)."""
+        from ..constraints import label_pair_counts
+
         n_must, n_cannot = len(self.must), len(self.cannot)
         if self.partial_labels is not None:
             label_must, label_cannot = label_pair_counts(self.partial_labels)
@@ -120,40 +122,12 @@ class Inputs:
 
     def n_violated(self, labels):
         """Links in effect (:attr:`n_links`) that ``labels`` violate."""
-        from ..constraints import count_violations
+        from ..constraints import count_violations, violated_label_pairs
 
         n = count_violations(labels, self.must, self.cannot)
         if self.partial_labels is not None:
             n += violated_label_pairs(self.partial_labels, labels)
         return int(n)
-
-
-def _pairs(counts):
-    return counts * (counts - 1) // 2
-
-
-def label_pair_counts(codes):
-    """``(must, cannot)``: pairs of labelled rows with the same / different
-    labels, counted without forming them."""
-    import numpy as np
-
-    sizes = np.bincount(codes[codes >= 0]).astype(np.int64)
-    same = int(_pairs(sizes).sum())
-    return same, int(_pairs(sizes.sum())) - same
-
-
-def violated_label_pairs(codes, labels):
-    """Pairs of labelled rows split by ``labels`` though of one label, or put
-    together though of different labels: from the (label, cluster) table."""
-    import numpy as np
-
-    known = codes >= 0
-    table = np.zeros((codes.max() + 1, labels.max() + 1), dtype=np.int64)
-    np.add.at(table, (codes[known], labels[known]), 1)
-    together = int(_pairs(table).sum())  # same label, same cluster
-    split = int(_pairs(table.sum(axis=1)).sum()) - together
-    merged = int(_pairs(table.sum(axis=0)).sum()) - together
-    return split + merged
 
 
 def check_options(args):

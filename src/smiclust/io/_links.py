@@ -1,10 +1,10 @@
 """Must-links and cannot-links from files; row references by index or by id."""
 
-import math
 import re
 
 import numpy as np
 
+from ..constraints import MAX_LINK_WEIGHT
 from ._common import (
     ANSWERS,
     NPY_SUFFIXES,
@@ -178,20 +178,21 @@ def _read(path, ids, n_samples, header, delimiter, *, weighted):
 
 
 def _parse_weight(path, line, cell):
-    """The weight a cell writes: a finite number >= 0, else a ValueError."""
+    """The weight a cell writes: a number in [0, MAX_LINK_WEIGHT], else a
+    ValueError."""
     try:
         value = float(cell) if is_number(cell) else None
     except ValueError:  # pragma: no cover - is_number said it parses
         value = None
-    if value is None or not math.isfinite(value) or value < 0:
+    if value is None or not 0 <= value <= MAX_LINK_WEIGHT:
         got = show(cell) if cell else "an empty cell"
         hint = ""
         if cell.strip().lower() in ANSWERS:
             hint = (" (a file of i,j,answer lines with must / cannot / skip "
                     "answers is read by --answers)")
         raise ValueError(
-            f"{path}: line {line}, column 3: expected a link weight (a finite "
-            f"number >= 0), got {got}{hint}"
+            f"{path}: line {line}, column 3: expected a link weight (a number "
+            f"in [0, {MAX_LINK_WEIGHT:g}]), got {got}{hint}"
         )
     return value
 
@@ -276,12 +277,12 @@ def _read_npy_links(path, n_samples, weighted):
                     f"out of range [0, {n_samples - 1}] (the data has "
                     f"{n_samples} rows)")
         arr = rows
-        invalid = ~np.isfinite(weights) | (weights < 0)
+        invalid = ~((weights >= 0) & (weights <= MAX_LINK_WEIGHT))
         if invalid.any():
             k = int(np.flatnonzero(invalid)[0])
             raise ValueError(
                 f"{path}: link {k} (0-based), column 3: expected a link weight (a "
-                f"finite number >= 0), got {float(weights[k])!r}")
+                f"number in [0, {MAX_LINK_WEIGHT:g}]), got {float(weights[k])!r}")
     elif arr.dtype.kind not in "iu":
         raise ValueError(f"{path}: expected integer row indices, got dtype "
                          f"{arr.dtype}")
