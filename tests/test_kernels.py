@@ -109,6 +109,32 @@ def test_cross_kernel_matches_union_rule():
             assert K[a, i] == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_cross_kernel_of_copies_in_many_dimensions_is_exact(sparse):
+    # 60 features and an offset: distances from norms and dot products put
+    # copies about 1e-7 apart; the kernel is that of the exact distances, so a
+    # new sample on t fitted copies has sigma' = 0, raised to the floor
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(9)
+    X = np.vstack([rng.rand(40, 60), rng.rand(2, 60)[[0, 0, 1, 1]]]) + 1e3
+    X_new = np.vstack([X[40], X[42], rng.rand(3, 60) + 1e3])
+    t = 2
+    sigma = local_scales(nearest_neighbors(X, t), t)
+    fit, new = (sp.csr_matrix(X), sp.csr_matrix(X_new)) if sparse else (X, X_new)
+    K = local_scaling_cross_kernel(new, fit, sigma, t, working_memory=0.001).toarray()
+    D = cdist(X_new, X)
+    for a in range(len(X_new)):
+        s_new = np.sort(D[a])[t - 1]
+        s_new = s_new if s_new > 0 else sigma.min()
+        # a new copy of a fitted neighbour ties with it: within rounding
+        tie = 1 + 1e-12
+        inside = (D[a] <= np.sort(D[a])[t - 1] * tie) | (D[a] <= sigma * tie)
+        expected = np.where(inside, np.exp(-D[a] ** 2 / (2 * s_new * sigma)), 0)
+        assert_allclose(K[a], expected, rtol=1e-9, atol=1e-12)
+    assert K[0, 40] == K[0, 41] == 1.0 and K[1, 42] == 1.0
+
+
 def test_cross_kernel_new_scale_below_every_fitted_scale_is_the_paper_s():
     # sigma' is the distance to the t-th nearest fitted sample, even when it
     # is below every fitted scale (it was raised to the smallest of them:

@@ -14,7 +14,7 @@ from sklearn import get_config
 from sklearn.metrics import pairwise_distances_chunked
 
 from .constraints import link_matrix
-from .neighbors import nearest_neighbors
+from .neighbors import nearest_neighbors, pair_distances
 
 __all__ = [
     "local_scales",
@@ -193,7 +193,10 @@ def local_scaling_cross_kernel(
     :math:`K(x', x_i) = \exp(-\|x'-x_i\|^2 / (2\sigma'\sigma_i))` when
     :math:`x_i` is among the ``t`` nearest fitted samples of :math:`x'` or
     :math:`x'` would be among the ``t`` nearest of :math:`x_i`, i.e.
-    :math:`\|x'-x_i\| \le \sigma_i`. Exact; distances are computed in chunks, so
+    :math:`\|x'-x_i\| \le \sigma_i`. Exact: the distances near the
+    selection are computed from the differences (as the fit's,
+    :func:`smiclust.neighbors.pair_distances`), so copies are at distance 0;
+    distances are computed in chunks, so
     memory stays bounded by ``working_memory`` (MiB, scikit-learn's setting by
     default): a chunk of distances takes a third of it, because the
     selection of a chunk's entries needs up to twice the chunk again. A new
@@ -211,19 +214,34 @@ def local_scaling_cross_kernel(
     """
     t = int(n_neighbors)
     floor = sigma_fit.min()
+    # pairwise_distances expands ||x||^2 + ||y||^2 - 2 x.y, whose error grows
+    # with the norms (copies come out 1e-7 apart): every entry within this
+    # slack of the selection is computed again from the differences, so the
+    # kernel is the one of the exact distances, as the fit's is
+    new_sq, fit_sq = _squared_norms(X_new), _squared_norms(X_fit)
+    slack = np.sqrt(8.0 * np.finfo(np.float64).eps * (new_sq + fit_sq.max()))
 
     def reduce(D, start):
-        part = np.partition(D, t - 1, axis=1)[:, t - 1]
-        # sigma' = 0 (a new sample on t fitted copies) is raised as the fitted
-        # scales are (local_scales); a positive sigma' is the paper's
+        n_rows = D.shape[0]
+        rough = np.partition(D, t - 1, axis=1)[:, t - 1]
+        margin = slack[start:start + n_rows, None]
+        candidate = (D <= rough[:, None] + margin) | (D <= sigma_fit[None, :] + margin)
+        candidate &= np.isfinite(rough)[:, None]  # overflowed: too far
+        rows, cols = np.nonzero(candidate)  # row-major: grouped by row
+        exact = pair_distances(X_new, X_fit, rows + start, cols)
+        # sigma' = the t-th smallest exact distance of each row (its t
+        # nearest are among the candidates); 0 (a new sample on t fitted
+        # copies) is raised as the fitted scales are (local_scales)
+        order = np.lexsort((exact, rows))
+        first = np.searchsorted(rows[order], np.arange(n_rows))
+        has = np.isfinite(rough)
+        part = np.full(n_rows, np.inf)
+        part[has] = exact[order[first[has] + t - 1]]
         sigma_new = np.where(part > 0, part, floor)
-        mask = (D <= part[:, None]) | (D <= sigma_fit[None, :])
-        mask &= np.isfinite(part)[:, None]  # overflowed distances: too far
-        rows, cols = np.nonzero(mask)
+        keep = (exact <= part[rows]) | (exact <= sigma_fit[cols])
+        rows, cols, exact = rows[keep], cols[keep], exact[keep]
         with np.errstate(over="ignore"):  # exp(-inf) = 0 is the right limit
-            values = np.exp(
-                -(D[rows, cols] ** 2) / (2.0 * sigma_new[rows] * sigma_fit[cols])
-            )
+            values = np.exp(-(exact**2) / (2.0 * sigma_new[rows] * sigma_fit[cols]))
         return sp.csr_matrix((values, (rows, cols)), shape=D.shape)
 
     # Distances of far new samples overflow to inf (or inf - inf = nan in the
@@ -238,6 +256,13 @@ def local_scaling_cross_kernel(
             )
         )
     return sp.vstack(blocks, format="csr")
+
+
+def _squared_norms(X):
+    """Squared Euclidean norm of every row (dense or sparse)."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", X, X)
 
 
 def degree_normalized_kernel(K):

@@ -17,6 +17,7 @@ __all__ = [
     "APPROXIMATE_THRESHOLD",
     "DISTINCT_ROWS_FRACTION",
     "nearest_neighbors",
+    "pair_distances",
     "resolve_algorithm",
 ]
 
@@ -154,8 +155,8 @@ _DISTANCE_BLOCK = 1 << 23
 
 def _exact_distances(X, indices):
     r"""Distances to the neighbours found, computed as
-    :math:`\lVert x_i - x_j\rVert` from the differences, each row sorted
-    again (stably).
+    :math:`\lVert x_i - x_j\rVert` from the differences (:func:`pair_distances`),
+    each row sorted again (stably).
 
     scikit-learn's brute-force search (more than 15 features, or sparse
     ``X``) computes :math:`\lVert x_i\rVert^2 + \lVert x_j\rVert^2 - 2
@@ -164,25 +165,34 @@ def _exact_distances(X, indices):
     to ``X`` changes the distances. The local scale :math:`\sigma_i` is one
     of these distances, and a sample with ``t`` copies must get
     :math:`\sigma_i = 0` (then the floor of :func:`smiclust.kernels.local_scales`).
-    ``O(n k d)`` time, blocks of at most :data:`_DISTANCE_BLOCK` values.
     """
     n, k = indices.shape
-    distances = np.empty((n, k))
-    step = max(1, _DISTANCE_BLOCK // max(1, k * X.shape[1]))
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        neighbours = indices[start:stop].ravel()
-        if sp.issparse(X):
-            rows = np.repeat(np.arange(start, stop), k)
-            diff = X[rows] - X[neighbours]
-            squared = np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
-        else:
-            diff = X[neighbours].reshape(stop - start, k, -1) - X[start:stop, None, :]
-            squared = np.einsum("ijk,ijk->ij", diff, diff).ravel()
-        distances[start:stop] = np.sqrt(squared).reshape(stop - start, k)
+    distances = pair_distances(X, X, np.repeat(np.arange(n), k),
+                               indices.ravel()).reshape(n, k)
     order = np.argsort(distances, axis=1, kind="stable")
     return (np.take_along_axis(distances, order, axis=1),
             np.take_along_axis(indices, order, axis=1))
+
+
+def pair_distances(A, B, rows, cols):
+    r""":math:`\lVert a_{r_k} - b_{c_k}\rVert` for every pair ``k``, computed
+    from the differences (dense or CSR rows), in blocks of at most
+    :data:`_DISTANCE_BLOCK` values: exact where the expansion
+    :math:`\lVert a\rVert^2 + \lVert b\rVert^2 - 2 a^\top b` of a distance
+    matrix is not (copies at distance 0, not 1e-7). ``O(len(rows) d)``."""
+    rows = np.asarray(rows, dtype=np.intp)
+    cols = np.asarray(cols, dtype=np.intp)
+    out = np.empty(rows.size)
+    step = max(1, _DISTANCE_BLOCK // max(1, A.shape[1]))
+    for start in range(0, rows.size, step):
+        r, c = rows[start:start + step], cols[start:start + step]
+        diff = B[c] - A[r]
+        if sp.issparse(diff):
+            squared = np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+        else:
+            squared = np.einsum("ij,ij->i", diff, diff)
+        out[start:start + step] = np.sqrt(squared)
+    return out
 
 
 def _expand_rows(rows, first, inverse):
