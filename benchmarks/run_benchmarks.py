@@ -231,9 +231,10 @@ def bench_scaling(sizes):
         f"{'total s':>8} {'peak GB':>8} {'ARI':>6} {'+ JIT once':>10}"
     )
     for n in sizes:
+        # the child's stderr (warnings, a failure's traceback) passes through
         out = subprocess.run(
             [sys.executable, "-c", _SCALING_CHILD, str(n)],
-            capture_output=True,
+            stdout=subprocess.PIPE,
             text=True,
             check=True,
         )
