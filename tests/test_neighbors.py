@@ -38,6 +38,22 @@ def test_exact_neighbors_of_copies_are_at_distance_zero_in_many_dimensions(spars
     assert np.all(np.diff(graph.distances, axis=1) >= 0)
 
 
+@pytest.mark.parametrize("n_features", [3, 40])
+def test_exact_neighbors_of_sparse_rows_equal_those_of_dense_rows(n_features):
+    # a k-d tree (dense, few features) or brute force (sparse): the same
+    # distances to the bit, so a fit of sparse data is the fit of dense data
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(2)
+    X = rng.normal(size=(80, n_features))
+    X[rng.rand(*X.shape) < 0.4] = 0.0
+    X = np.unique(X, axis=0)  # ties between copies are cut in each search's order
+    dense = nearest_neighbors(X, 6, algorithm="exact")
+    sparse = nearest_neighbors(sp.csr_matrix(X), 6, algorithm="exact")
+    assert np.array_equal(dense.distances, sparse.distances)
+    assert np.array_equal(dense.indices, sparse.indices)
+
+
 def test_approximate_search_with_n_jobs_none_runs_on_one_thread(monkeypatch):
     # as documented ("None means 1"): pynndescent's graph for a seed depends
     # on its thread count, so "every core" would make it depend on the machine

@@ -134,8 +134,9 @@ def nearest_neighbors(
         nn = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs).fit(X)
         # X=None: each sample's own entry is left out, duplicates are kept.
         distances, indices = nn.kneighbors()
-        if getattr(nn, "_fit_method", "brute") == "brute":
-            distances, indices = _exact_distances(X, indices)
+        # every search's distances in one arithmetic: exact for copies, and
+        # the same for the same rows whether X is dense or sparse
+        distances, indices = _exact_distances(X, indices)
         return NeighborGraph(distances, indices, "exact")
     if algorithm == "approximate":
         distances, indices = _approximate_neighbors(
@@ -153,18 +154,27 @@ def nearest_neighbors(
 _DISTANCE_BLOCK = 1 << 23
 
 
+#: Sparse rows with at most this many features are subtracted as dense rows
+#: by :func:`pair_distances`, so that their distances equal those of the
+#: same rows given dense, to the bit; wider ones are summed sparse.
+_DENSE_DIFFERENCES_MAX = 4096
+
+
 def _exact_distances(X, indices):
     r"""Distances to the neighbours found, computed as
     :math:`\lVert x_i - x_j\rVert` from the differences (:func:`pair_distances`),
     each row sorted again (stably).
 
-    scikit-learn's brute-force search (more than 15 features, or sparse
-    ``X``) computes :math:`\lVert x_i\rVert^2 + \lVert x_j\rVert^2 - 2
-    x_i^\top x_j`, whose rounding error is relative to the norms, not to the
-    distance: two copies of one row can be 1e-7 apart, and a constant added
-    to ``X`` changes the distances. The local scale :math:`\sigma_i` is one
-    of these distances, and a sample with ``t`` copies must get
-    :math:`\sigma_i = 0` (then the floor of :func:`smiclust.kernels.local_scales`).
+    The search's own distances depend on the method it picks: its
+    brute-force search (more than 15 features, or sparse ``X``) computes
+    :math:`\lVert x_i\rVert^2 + \lVert x_j\rVert^2 - 2 x_i^\top x_j`,
+    whose rounding error is relative to the norms, not to the distance: two
+    copies of one row can be 1e-7 apart, and a constant added to ``X``
+    changes the distances. The local scale :math:`\sigma_i` is one of these
+    distances, and a sample with ``t`` copies must get :math:`\sigma_i = 0`
+    (then the floor of :func:`smiclust.kernels.local_scales`). Computed
+    here for every search, the distances of the same rows are the same
+    whether ``X`` is dense or sparse.
     """
     n, k = indices.shape
     distances = pair_distances(X, X, np.repeat(np.arange(n), k),
@@ -187,6 +197,8 @@ def pair_distances(A, B, rows, cols):
     for start in range(0, rows.size, step):
         r, c = rows[start:start + step], cols[start:start + step]
         diff = B[c] - A[r]
+        if sp.issparse(diff) and A.shape[1] <= _DENSE_DIFFERENCES_MAX:
+            diff = diff.toarray()  # summed as dense rows are, to the bit
         if sp.issparse(diff):
             squared = np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
         else:
