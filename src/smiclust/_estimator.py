@@ -871,7 +871,6 @@ default=None
                     f"{_AUTO_C_NEIGHBORS} samples; got {inputs.n_samples}."
                 )
             self._accept_inputs(inputs)
-            self._scored_links = (*scored, label_codes)
 
             (solver_seed, lsmi_seed, neighbor_seed, c_seed,
              test_seed) = self._draw_seeds(5)
@@ -893,6 +892,7 @@ default=None
             # it, and the second kernel of kernel="auto" (two clusters) trains no
             # second forest on the same seed labels
             self._solves, self._classifiers, self._vote_warnings = {}, {}, []
+            self._scored_links = (*scored, label_codes)  # what n_violations_ reads
             try:
                 self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
                                 c_seed, test_seed)
