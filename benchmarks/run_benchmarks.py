@@ -2,7 +2,7 @@
 
 Usage (from the repository root, after ``make test`` or ``make demo`` created .venv)::
 
-    .venv/bin/python benchmarks/run_benchmarks.py            # benchmarks 1-5, minutes
+    .venv/bin/python benchmarks/run_benchmarks.py            # benchmarks 1-5, ~7 min
     .venv/bin/python benchmarks/run_benchmarks.py --only 1 3
     .venv/bin/python benchmarks/run_benchmarks.py --million  # adds n = 1,000,000 to 4
 
