@@ -215,11 +215,13 @@ def local_scaling_cross_kernel(
     t = int(n_neighbors)
     floor = sigma_fit.min()
     # pairwise_distances expands ||x||^2 + ||y||^2 - 2 x.y, whose error grows
-    # with the norms (copies come out 1e-7 apart): every entry within this
-    # slack of the selection is computed again from the differences, so the
-    # kernel is the one of the exact distances, as the fit's is
+    # with the norms and the number of features (copies come out 1e-7
+    # apart): every entry within this bound of the selection is computed
+    # again from the differences, so the kernel is the one of the exact
+    # distances, as the fit's is
     new_sq, fit_sq = _squared_norms(X_new), _squared_norms(X_fit)
-    slack = np.sqrt(8.0 * np.finfo(np.float64).eps * (new_sq + fit_sq.max()))
+    slack = np.sqrt(4.0 * np.finfo(np.float64).eps * (X_fit.shape[1] + 2)
+                    * (new_sq + fit_sq.max()))
 
     def reduce(D, start):
         n_rows = D.shape[0]
