@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.metrics import pairwise_distances_chunked
+from sklearn.utils.extmath import row_norms
 
 from .constraints import link_matrix
 from .neighbors import nearest_neighbors, pair_distances
@@ -219,7 +220,8 @@ def local_scaling_cross_kernel(
     # apart): every entry within this bound of the selection is computed
     # again from the differences, so the kernel is the one of the exact
     # distances, as the fit's is
-    new_sq, fit_sq = _squared_norms(X_new), _squared_norms(X_fit)
+    new_sq = row_norms(X_new, squared=True)
+    fit_sq = row_norms(X_fit, squared=True)
     slack = np.sqrt(4.0 * np.finfo(np.float64).eps * (X_fit.shape[1] + 2)
                     * (new_sq + fit_sq.max()))
 
@@ -258,13 +260,6 @@ def local_scaling_cross_kernel(
             )
         )
     return sp.vstack(blocks, format="csr")
-
-
-def _squared_norms(X):
-    """Squared Euclidean norm of every row (dense or sparse)."""
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", X, X)
 
 
 def degree_normalized_kernel(K):
