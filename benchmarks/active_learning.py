@@ -421,19 +421,16 @@ def write_records(rows, path):
 @contextmanager
 def _locked(path):
     """Hold an exclusive lock for the CSV ``path`` (several runs may share
-    it); the lock file is in the temporary directory."""
+    it): a lock on the folder that holds it, so no lock file is left behind
+    and runs that share the folder on another machine's mount wait too."""
     import fcntl
-    import hashlib
-    import tempfile
 
-    tag = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12]
-    with open(os.path.join(tempfile.gettempdir(), f"active_learning-{tag}.lock"),
-              "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)
 
 
 def merge_records(new, path):
