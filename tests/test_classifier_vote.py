@@ -317,10 +317,13 @@ def test_a_fit_with_every_sample_linked_predicts_by_the_forest_where_it_sees_mor
     X, y = _one_informative_feature(n=400, seed=6)
     train, new = slice(0, 300), slice(300, None)
     model = SMIClustering(2, random_state=0).fit(X[train], partial_labels=y[train])
-    assert model.spread_from_ == "none" and model._linked_fit_rule is None
-    proba = model.predict_proba(X[new])
-    kind, forest = model._linked_fit_rule
+    assert model.spread_from_ == "none"
+    kind, forest = model._linked_fit_rule  # chosen by fit
     assert kind == "forest"
+    fitted = dict(vars(model))
+    proba = model.predict_proba(X[new])
+    assert vars(model).keys() == fitted.keys()  # predict changes nothing
+    assert all(vars(model)[key] is value for key, value in fitted.items())
     order = training_order(X[train], model.labels_)
     by_hand = RandomForestClassifier(n_estimators=100, oob_score=True, n_jobs=1,
                                      random_state=model._new_sample_seed)
@@ -328,6 +331,10 @@ def test_a_fit_with_every_sample_linked_predicts_by_the_forest_where_it_sees_mor
     np.testing.assert_allclose(proba, classifier_probabilities(by_hand, X[new], 2))
     np.testing.assert_array_equal(model.predict(X[new]), proba.argmax(axis=1))
     assert model._linked_fit_rule[1] is forest  # kept
+    # parameters set after the fit do not reach its predictions
+    model.set_params(classifier=None, spreading=0.0)
+    np.testing.assert_array_equal(model.predict_proba(X[new]), proba)
+    model.set_params(classifier="auto", spreading="auto")
     # the paper's rule (no classifier) hears the noise features
     plain = SMIClustering(2, classifier=None, random_state=0).fit(
         X[train], partial_labels=y[train])
@@ -335,9 +342,12 @@ def test_a_fit_with_every_sample_linked_predicts_by_the_forest_where_it_sees_mor
     by_forest = adjusted_rand_score(y[new], model.predict(X[new]))
     by_response = adjusted_rand_score(y[new], plain.predict(X[new]))
     assert by_forest > 0.8 and by_forest > by_response + 0.3
-    # a new fit drops the choice
+    # a new fit chooses again, with its own parameters
     model.fit(X[train], partial_labels=y[train])
-    assert model._linked_fit_rule is None
+    assert model._linked_fit_rule[1] is not forest
+    model.set_params(classifier=None).fit(X[train], partial_labels=y[train])
+    assert model._linked_fit_rule == (None, None)
+    np.testing.assert_array_equal(model.predict(X[new]), plain.predict(X[new]))
 
 
 def test_a_fit_with_every_sample_linked_takes_the_option_best_held_out():
@@ -394,7 +404,6 @@ def test_fewer_than_one_percent_in_no_link_predict_by_the_choice_too():
         assert model.spread_from_ != "none"  # the few were spread to
         assert model._predicts_by_choice() is chosen
         if chosen:
-            model.predict(X[new])
             assert model._linked_fit_rule[0] == "forest"
             assert adjusted_rand_score(y[new], model.predict(X[new])) > 0.8
 

@@ -73,6 +73,49 @@ def test_zero_weight_is_the_same_as_leaving_the_link_out():
     assert_array_equal(a.tuning_results_["criterion"], b.tuning_results_["criterion"])
 
 
+@pytest.mark.parametrize("links", ["closure", "paper"])
+def test_zero_weight_links_are_neither_counted_nor_ranked(links):
+    # weight 0 is no link for n_violations_ and suspect_links_ too; the
+    # others keep their rows among the given links in "index"
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n_samples=150, centers=2, random_state=0, cluster_std=3)
+    must, cannot = map(np.asarray, sample_links(y, n_links=30, random_state=0))
+    i, j = np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]  # a wrong must-link
+    wm, wc = np.full(len(must), 0.5), np.full(len(cannot), 0.5)
+    must_b = np.r_[[[i, j]], must]  # first, so every later row moves by one
+    wc_b = wc.copy()
+    wc_b[0] = 0.0
+    b = SMIClustering(2, links=links, random_state=0).fit(
+        X, must_link=must_b, cannot_link=cannot, must_link_weight=np.r_[0.0, wm],
+        cannot_link_weight=wc_b)
+    c = SMIClustering(2, links=links, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot[1:], must_link_weight=wm,
+        cannot_link_weight=wc[1:])
+    assert_array_equal(b.labels_, c.labels_)
+    assert b.n_violations_ == c.n_violations_
+    assert len(b.suspect_links_["i"]) == len(must) + len(cannot) - 1
+    for key in ("i", "j", "kind", "score"):
+        assert_array_equal(b.suspect_links_[key], c.suspect_links_[key])
+    # index: rows of the given links (must-links one further down, and the
+    # cannot-links too, as c was given cannot[1:])
+    assert_array_equal(b.suspect_links_["index"], c.suspect_links_["index"] + 1)
+    rows = b.suspect_links_["index"]
+    is_must = b.suspect_links_["kind"] == "must"
+    assert_array_equal(must_b[rows[is_must]], np.c_[b.suspect_links_["i"],
+                                                    b.suspect_links_["j"]][is_must])
+    assert_array_equal(cannot[rows[~is_must]], np.c_[b.suspect_links_["i"],
+                                                     b.suspect_links_["j"]][~is_must])
+    # at a positive weight the wrong must-link is ranked, under its row 0
+    d = SMIClustering(2, links=links, random_state=0).fit(
+        X, must_link=must_b, cannot_link=cannot, must_link_weight=np.r_[1e-3, wm],
+        cannot_link_weight=wc)
+    first = (d.suspect_links_["kind"] == "must") & (d.suspect_links_["index"] == 0)
+    assert first.sum() == 1
+    pair = (int(d.suspect_links_["i"][first][0]), int(d.suspect_links_["j"][first][0]))
+    assert pair == (min(i, j), max(i, j))  # pairs are given as i < j
+
+
 def test_zero_weight_is_no_link_for_the_default_too():
     # the default's grid of n_neighbors (kNN graph joined by the must-links),
     # the choice of c and the warnings about links no labelling satisfies

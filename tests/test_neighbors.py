@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from smiclust.neighbors import DISTINCT_ROWS_FRACTION, nearest_neighbors
+from smiclust.neighbors import DISTINCT_ROWS_FRACTION, nearest_neighbors, unique_rows
 
 
 def test_exact_neighbors_match_brute_force():
@@ -169,3 +169,52 @@ def test_distinct_rows_keep_repeated_rows_connected():
         graph = nearest_neighbors(X, 5, algorithm="exact", distinct_rows=distinct)
         K = local_scaling_kernel_from_neighbors(graph, 5)
         assert connected_components(K, directed=False)[0] == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unique_rows_of_sparse_x_are_those_numpy_finds_dense(seed):
+    # small integer entries of both signs, many zeros and copies, -0.0, and
+    # a sparse matrix with stored zeros and repeated entries: the same rows
+    # in numpy.unique's (lexicographic) order, each by its first sample
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(seed)
+    n, d = 80, rng.randint(1, 6)
+    X = rng.randint(-2, 3, size=(n, d)).astype(float)
+    X[rng.rand(n, d) < 0.5] = 0.0
+    X[rng.rand(n, d) < 0.1] = -0.0
+    X = X[rng.randint(0, n, size=n)]
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    # CSR by hand: every entry split in two halves (entries stored twice,
+    # columns unsorted), and a stored zero in every row
+    data, indices, indptr = [], [], [0]
+    for row in X:
+        for j in np.flatnonzero(row)[::-1]:
+            data += [row[j] / 2, row[j] / 2]
+            indices += [j, j]
+        data.append(0.0)
+        indices.append(rng.randint(d))
+        indptr.append(len(data))
+    messy = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    assert not messy.has_canonical_format
+    for Z in (X, sp.csr_matrix(X), sp.csc_array(X), messy):
+        got_first, got_inverse = unique_rows(Z)
+        np.testing.assert_array_equal(got_first, first)
+        np.testing.assert_array_equal(got_inverse, inverse.ravel())
+    assert not messy.has_canonical_format and len(messy.data) == len(data)  # as given
+
+
+def test_sparse_rows_that_are_mostly_copies_are_searched_among_distinct_rows():
+    # every row 8 times: sparse X gets the dense graph (connected), not the
+    # samples' own, where the copies of a row are each other's neighbours
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(0)
+    X = np.repeat(rng.normal(size=(30, 2)), 8, axis=0)
+    X[X < 0] = 0.0
+    dense = nearest_neighbors(X, 10, algorithm="exact", distinct_rows=True)
+    sparse = nearest_neighbors(sp.csr_matrix(X), 10, algorithm="exact",
+                               distinct_rows=True)
+    np.testing.assert_array_equal(sparse.indices, dense.indices)
+    np.testing.assert_array_equal(sparse.distances, dense.distances)
+    assert (sparse.distances[:, 1:] > 0).all()  # one copy, then other rows

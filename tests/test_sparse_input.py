@@ -67,6 +67,24 @@ def test_sparse_fit_equals_the_dense_fit(container, kind):
     assert_array_equal(sparse.predict(new), dense.predict(sp.csr_matrix(new)))
 
 
+@pytest.mark.parametrize("kind", ["none", "pairs"])
+def test_sparse_rows_that_are_mostly_copies_fit_as_dense_ones(kind):
+    # 240 samples from 40 continuous rows (no distance ties between rows):
+    # the default searches among distinct rows, sparse X as dense X (it
+    # searched the samples' own kNN on sparse X, where a row's copies cut
+    # it off from the rest)
+    X, y = _sparse_problem(n=40)
+    picks = np.random.RandomState(0).randint(0, 40, size=240)
+    X, y = X[picks], y[picks]
+    assert np.unique(X, axis=0).shape[0] <= 40
+    kw = _fit_inputs(kind, y)
+    dense = SMIClustering(3, random_state=0).fit(X, **kw)
+    sparse = SMIClustering(3, random_state=0).fit(sp.csr_matrix(X), **kw)
+    assert_array_equal(sparse.labels_, dense.labels_)
+    assert sparse.n_neighbors_ == dense.n_neighbors_
+    assert adjusted_rand_score(y, sparse.labels_) > 0.9
+
+
 def test_sparse_input_is_not_modified_nor_converted():
     X, y = _sparse_problem(1)
     S = sp.csc_matrix(X * 1e200)  # also exercises the rescaling of extreme data

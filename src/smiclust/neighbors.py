@@ -16,6 +16,7 @@ __all__ = [
     "NeighborGraph",
     "APPROXIMATE_THRESHOLD",
     "DISTINCT_ROWS_FRACTION",
+    "unique_rows",
     "nearest_neighbors",
     "pair_distances",
     "resolve_algorithm",
@@ -110,24 +111,23 @@ def nearest_neighbors(
         first sample, so a row repeated ``n_neighbors`` times or more is not
         cut off from the rest by its own copies. Otherwise (more than that
         fraction of the samples distinct, which includes data without exact
-        duplicates, sparse ``X``, or at most ``n_neighbors`` distinct rows)
-        the graph is that of the samples.
+        duplicates, or at most ``n_neighbors`` distinct rows) the graph is
+        that of the samples. Dense and sparse ``X`` find the same distinct
+        rows in the same order (:func:`unique_rows`).
 
     Returns
     -------
     graph : NeighborGraph
         Memory ``O(n_samples * n_neighbors)``.
     """
-    if distinct_rows and not sp.issparse(X):
-        _, first, inverse = np.unique(
-            X, axis=0, return_index=True, return_inverse=True
-        )
+    if distinct_rows:
+        first, inverse = unique_rows(X)
         if n_neighbors < first.size <= DISTINCT_ROWS_FRACTION * X.shape[0]:
             rows = nearest_neighbors(
                 X[first], n_neighbors, algorithm=algorithm, n_jobs=n_jobs,
                 random_state=random_state,
             )
-            return _expand_rows(rows, first, inverse.ravel())
+            return _expand_rows(rows, first, inverse)
     n_samples = X.shape[0]
     algorithm = resolve_algorithm(algorithm, n_samples)
     if algorithm == "exact":
@@ -147,6 +147,79 @@ def nearest_neighbors(
         "The 'algorithm' parameter of nearest_neighbors must be a str among "
         f"{{'auto', 'exact', 'approximate'}}. Got {algorithm!r} instead."
     )
+
+
+def unique_rows(X):
+    """The distinct rows of ``X``, as :func:`numpy.unique` with ``axis=0``
+    finds them, for dense and sparse ``X`` alike.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Finite samples.
+
+    Returns
+    -------
+    first : ndarray of shape (n_distinct,)
+        Index of the first sample of each distinct row, the rows in
+        lexicographic order of their values.
+    inverse : ndarray of shape (n_samples,)
+        Position in ``first`` of the row of every sample.
+
+    Notes
+    -----
+    Dense ``X`` is passed to ``numpy.unique(X, axis=0, return_index=True,
+    return_inverse=True)``. Sparse ``X`` is never densified: rows are grouped
+    by their canonical entries (sorted columns, no stored zeros) in one pass,
+    and the groups are ordered as dense rows compare, column after column.
+    For two rows, the first column where they differ decides; where only one
+    of them stores a value :math:`v` there, the other holds 0, so that row
+    is the larger one when :math:`v > 0`. Each row is read as the sequence of
+    its entries :math:`(j, v)` followed by an end mark, each item keyed
+    :math:`(0, j, v)` when :math:`v < 0`, :math:`(2, -j, v)` when
+    :math:`v > 0` and :math:`(1, 0, 0)` for the end, and the sequences are
+    sorted lexicographically (:func:`numpy.lexsort`): memory
+    ``O(n_distinct * max_nnz_per_row)``.
+    """
+    if not sp.issparse(X):
+        _, first, inverse = np.unique(
+            X, axis=0, return_index=True, return_inverse=True
+        )
+        return first, inverse.ravel()
+    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    X.sum_duplicates()  # sorts the columns of every row, too
+    X.eliminate_zeros()  # -0.0 too, as dense rows compare it equal to 0
+    groups = {}
+    group = np.empty(X.shape[0], dtype=np.intp)
+    for i, (start, stop) in enumerate(zip(X.indptr[:-1], X.indptr[1:])):
+        key = (X.indices[start:stop].tobytes(), X.data[start:stop].tobytes())
+        group[i] = groups.setdefault(key, len(groups))
+    # groups are numbered by their first sample
+    _, representatives = np.unique(group, return_index=True)
+    order = _lexicographic_order(X[representatives])
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return representatives[order], rank[group]
+
+
+def _lexicographic_order(X):
+    """Order of the rows of the canonical CSR ``X`` by the lexicographic order
+    of their dense values (see :func:`unique_rows`)."""
+    n = X.shape[0]
+    counts = np.diff(X.indptr)
+    width = int(counts.max(initial=0)) + 1  # + the end mark
+    kind = np.ones((n, width), dtype=np.int8)
+    column = np.zeros((n, width), dtype=np.int64)
+    value = np.zeros((n, width))
+    rows = np.repeat(np.arange(n), counts)
+    place = np.arange(X.nnz) - np.repeat(X.indptr[:-1], counts)
+    negative = X.data < 0
+    kind[rows, place] = np.where(negative, 0, 2)
+    column[rows, place] = np.where(negative, X.indices, -X.indices.astype(np.int64))
+    value[rows, place] = X.data
+    # np.lexsort sorts by its last key first
+    keys = [k[:, j] for j in range(width - 1, -1, -1) for k in (value, column, kind)]
+    return np.lexsort(keys)
 
 
 #: Largest number of float64 values one block of :func:`_exact_distances`
