@@ -546,6 +546,60 @@ def test_a_refused_fit_leaves_existing_outputs_untouched(work, tmp_path):
                for name in ("m.joblib", "s.csv"))
 
 
+def test_a_fit_whose_last_output_fails_leaves_every_output_untouched(
+        work, tmp_path, monkeypatch, capsys):
+    # --out cannot be written (a full disk) after --plot, --suspect-links and
+    # --save were: none of them replaces its file, no temporary file stays
+    import errno
+
+    import smiclust.io
+    from smiclust.cli import main
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    outputs = ("m.joblib", "s.csv", "p.png", "o.csv")
+    for name in outputs:
+        (tmp_path / name).write_bytes(b"old\n")
+    monkeypatch.chdir(work["dir"])
+    monkeypatch.setattr(smiclust.io, "write_assignments", full_disk)
+    code = main([*map(str, FIT), "--must-link", str(work["dir"] / "must.csv"),
+                 "--save", str(tmp_path / "m.joblib"), "--suspect-links",
+                 str(tmp_path / "s.csv"), "--plot", str(tmp_path / "p.png"),
+                 "--out", str(tmp_path / "o.csv")])
+    assert code == 2
+    assert capsys.readouterr().err.strip().endswith(
+        f"cannot write --out '{tmp_path / 'o.csv'}': No space left on device")
+    assert all((tmp_path / name).read_bytes() == b"old\n" for name in outputs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(outputs)
+
+
+@pytest.mark.parametrize("option", ["--out", "--save", "--suspect-links"])
+def test_an_output_that_is_no_regular_file_is_refused_before_the_fit(work, tmp_path,
+                                                                     option):
+    # a named pipe (or a device such as /dev/null) would be replaced by the
+    # rename of the new file: refused in one line, left as it is
+    import os
+    import stat
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    proc = cli(*FIT, "--must-link", work["dir"] / "must.csv", option, pipe,
+               cwd=work["dir"])
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith(
+        f"{option} '{pipe}' is a named pipe (FIFO): smiclust writes its outputs to "
+        "a regular file (a new one replaces it whole), so it would be replaced; "
+        "give the name of a file")
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+    # through a symbolic link, the directory of its target must exist
+    link = tmp_path / "link.csv"
+    os.symlink(tmp_path / "gone" / "out.csv", link)
+    proc = cli(*FIT, option, link, cwd=work["dir"])
+    assert proc.returncode == 2
+    assert f"directory '{tmp_path / 'gone'}' does not exist" in proc.stderr
+
+
 @pytest.mark.parametrize("name", list(MALFORMED))
 def test_malformed_input_one_line_exit_2(driver_results, name):
     result = driver_results["malformed"][name]

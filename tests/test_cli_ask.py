@@ -578,11 +578,60 @@ def test_asks_the_questions_of_active_smiclustering(tmp_path, case):
                 if "choosing the next" in line]
     n_batches = -(-(min(model.n_queries_ + 1, budget) - n_given) // batch)
     assert len(progress) == n_batches
-    assert stderr.getvalue().count("fitting with") == 1
+    # q at a batch's first question (9 = 2 * 4 + 1): the fit of the last
+    # batch is the final model, nothing is fitted again
+    refits = case != "quit"
+    assert stderr.getvalue().count("fitting with") == int(refits)
+    assert ("the model of the last batch, fitted with every answer" in
+            stderr.getvalue()) is not refits
     if case == "quit":
         assert model.n_queries_ == quit_at - 1
         assert f"{budget - quit_at + 1} questions left of the budget" in (
             stdout.getvalue())
+
+
+@pytest.mark.parametrize("replies", ["q\n", "y\nq\n", ""])
+def test_the_final_models_warnings_are_reported_however_the_session_ends(
+        tmp_path, replies):
+    # answers in the file that contradict each other (0 ~ 1 ~ 2, 0 != 2):
+    # the final model's warning is reported, also where the session ends at
+    # a batch's first question (q, or the end of input), with no new fit
+    data, X, y = _blobs(tmp_path)
+    (tmp_path / "links.csv").write_text("i,j,answer\n0,1,must\n1,2,must\n0,2,cannot\n")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    args = _args(tmp_path, data, budget=10, batch_size=1, n_neighbors=3)
+    with contextlib.redirect_stderr(stderr):
+        assert ask.run(args, stdin=io.StringIO(replies), stdout=stdout) == 0
+    contradiction = "no labelling can satisfy every link"
+    summary = summary_of(stderr.getvalue())
+    assert any(contradiction in w for w in summary["warnings"])
+    assert any(line.startswith("smiclust ask: warning:") and contradiction in line
+               for line in stderr.getvalue().splitlines())
+
+
+def test_an_answer_interrupted_while_it_is_saved_is_not_counted(tmp_path,
+                                                                monkeypatch):
+    # Ctrl-C inside the write of the second answer: the file keeps the first
+    # (written atomically), and the message counts what the file holds
+    from smiclust.io import _atomic
+
+    data, X, y = _blobs(tmp_path)
+    real_fsync, calls = os.fsync, []
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_fsync(fd)
+
+    monkeypatch.setattr(_atomic.os, "fsync", fsync)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    args = _args(tmp_path, data, budget=10, n_neighbors=3)
+    with contextlib.redirect_stderr(stderr):
+        code = ask.run(args, stdin=Answering(stdout, y), stdout=stdout)
+    assert code == 130
+    assert len(answers_in(tmp_path / "links.csv")) == 1 + 1
+    assert "interrupted; 1 answer saved in" in stderr.getvalue()
 
 
 def test_no_pair_left_ends_the_questions(tmp_path):

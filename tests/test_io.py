@@ -784,3 +784,18 @@ def test_atomic_write_through_a_symbolic_link_replaces_its_target(tmp_path):
         f.write("new\n")
     assert link.is_symlink() and target.read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
+
+
+def test_atomic_write_leaves_a_file_that_is_no_regular_file_as_it_is(tmp_path):
+    # the rename would replace a named pipe or a device (such as /dev/null)
+    import stat
+
+    from smiclust.io import atomic_write
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(OSError, match="not a regular file"):
+        with atomic_write(pipe) as f:
+            f.write("new\n")
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

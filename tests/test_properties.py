@@ -87,8 +87,8 @@ def test_permuting_samples_permutes_labels(seed, n, c, n_links, t):
     training rows in an order of their own), so on continuous data (no
     distance ties, no exactly repeated eigenvalue, no two cannot-linked
     samples with equal scores, which the labelling of the links' groups
-    splits by position) the property is exact, not approximate. The ARPACK variant is tested on well-separated data
-    below.
+    splits by position) the property is exact, not approximate. The ARPACK
+    variant is tested on well-separated data below.
     """
     X, y = _blobs(seed, n, c)
     must, cannot = sample_links(y, n_links, random_state=seed)

@@ -221,7 +221,22 @@ def check_output_path(path, option, inputs=()):
                 "name (smiclust never overwrites its inputs)")
     if os.path.isdir(path):
         raise usage_error(f"{option} {path!r} is a directory")
-    parent = os.path.dirname(os.path.abspath(path))
+    # the file is written beside the one it replaces, through a symbolic link
+    # beside its target (smiclust.io.atomic_write): that directory must be
+    # writable, and the target a regular file, which the rename replaces
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(path).st_mode  # also through /proc's links (/dev/stdout)
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = next((kind for test, kind in _SPECIAL_FILES + (
+            (stat.S_ISFIFO, "a named pipe (FIFO)"),) if test(mode)), "not a file")
+        raise usage_error(
+            f"{option} {path!r} is {kind}: smiclust writes its outputs to a "
+            "regular file (a new one replaces it whole), so it would be "
+            "replaced; give the name of a file")
+    parent = os.path.dirname(target)
     if not os.path.isdir(parent):
         raise usage_error(f"{option} {path!r}: directory {parent!r} does not exist")
     if not os.access(parent, os.W_OK):

@@ -399,6 +399,8 @@ class Session:
         self.answered = None  # when the model's turn began (the last answer)
         self.fit_start = None  # when the final fit began (set by wrap_up)
         self.caught = []  # warnings of the fits since the last question
+        self.fit_warnings = []  # those of the fit before the batch's first question
+        self.refits_at_end = True  # False: the session ends with the last fit
         self.asking = False  # in the oracle (its errors are not the fit's)
 
     # -- output ----------------------------------------------------------
@@ -441,7 +443,8 @@ class Session:
                 if self.asking:  # not the fit's: a bug of the oracle
                     raise
                 raise _common.usage_error(f"cannot fit: {exc}") from None
-        for w in self.caught:  # the final fit's warnings, reported by the caller
+        # the final fit's warnings, reported by the caller
+        for w in self.caught if self.refits_at_end else self.fit_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if self.fit_start is None:  # neither q nor the budget: nothing left
             skipped = self.counts()["skip"]
@@ -457,11 +460,17 @@ class Session:
         (different), None (skip); q or the end of input raise StopAsking."""
         from .. import StopAsking
 
-        del self.caught[:]  # warnings of the fits before this question
+        first_of_batch = (len(self.answers) - self.n_resumed) % self.batch_size == 0
+        if first_of_batch:  # a fit ran before this question: keep its warnings
+            self.fit_warnings = list(self.caught)
+        del self.caught[:]
         self.asking = True
         self.show(i, j, len(self.answers) + 1)
         answer = self.read_reply()
         if answer == "quit":
+            # at a batch's first question nothing is fitted again: the model
+            # is the fit of the last batch, which has every answer
+            self.refits_at_end = not first_of_batch
             self.wrap_up()
             self.asking = False
             raise StopAsking
@@ -528,10 +537,13 @@ class Session:
         try:
             write_answers(self.args.links, self.answers, ids=self.ids,
                           id_name=self.id_name)
-        except OSError as exc:
+        except BaseException as exc:  # also Ctrl-C: the file keeps what it had
             self.answers.pop()
-            raise _common.usage_error(f"cannot write --links {self.args.links!r}: "
-                                      f"{exc.strerror or exc}") from None
+            if isinstance(exc, OSError):
+                raise _common.usage_error(
+                    f"cannot write --links {self.args.links!r}: "
+                    f"{exc.strerror or exc}") from None
+            raise
 
     # -- the end ---------------------------------------------------------
     def wrap_up(self):
@@ -550,8 +562,9 @@ class Session:
                 f"; {_count(args.budget - n, 'question')} left of the budget of "
                 f"{args.budget}: run the same command to go on"
                 if go_on else ""))
-        self.rep.progress(f"fitting with {_count(counts['must'], 'must-link')} and "
-                          f"{_count(counts['cannot'], 'cannot-link')}")
+        if self.refits_at_end:
+            self.rep.progress(f"fitting with {_count(counts['must'], 'must-link')} "
+                              f"and {_count(counts['cannot'], 'cannot-link')}")
         self.fit_start = time.perf_counter()
 
     def counts(self):
@@ -619,7 +632,9 @@ def _finish(session, model, fmt, start):
     fitted = model.estimator_
     n_violations = count_violations(model.labels_, *links_of(session.answers))
     fit_seconds = time.perf_counter() - session.fit_start
-    rep.progress(f"fitted in {fit_seconds:.2f} s: n_neighbors={fitted.n_neighbors_}, "
+    fitted_when = (f"fitted in {fit_seconds:.2f} s" if session.refits_at_end
+                   else "the model of the last batch, fitted with every answer")
+    rep.progress(f"{fitted_when}: n_neighbors={fitted.n_neighbors_}, "
                  f"gamma={fitted.gamma_:g}, eta={fitted.eta_:g}, "
                  f"{n_violations} of {counts['must'] + counts['cannot']} "
                  "links violated")

@@ -313,6 +313,8 @@ def _count_candidates(model, n, n_must, n_cannot):
 
 
 def run(args):
+    from ..io import atomic_writes
+
     start = time.perf_counter()
     rep = _common.Reporter("fit", quiet=args.quiet, json_mode=args.json)
     options = check_options(args)
@@ -326,11 +328,13 @@ def run(args):
     if fit_seconds is None:
         return 1
     proba = model.proba_ if args.proba else None
-    _write_model_and_plot(args, model, inputs, options, id_name, rep)
     summary = _summary(args, model, inputs, options.fmt, n_candidates,
                        fit_seconds, start, rep)
-    _common.write_result(args, rep, model.labels_, proba, inputs.ids, id_name,
-                         options.fmt, summary)
+    # all or nothing: where one output cannot be written, none replaces its file
+    with atomic_writes():
+        _write_model_and_plot(args, model, inputs, options, id_name, rep)
+        _common.write_result(args, rep, model.labels_, proba, inputs.ids, id_name,
+                             options.fmt, summary)
     return 0
 
 

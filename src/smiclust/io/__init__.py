@@ -17,7 +17,9 @@ Pure readers and writers behind ``smiclust fit``, ``smiclust predict`` and
   probabilities) per input row, in input order, as CSV, JSON or Parquet;
 - :func:`write_columns`: any table of named columns, in the same formats;
 - :func:`atomic_write`: a file object whose content replaces a file only
-  once complete (every file the command line writes goes through it).
+  once complete (every file the command line writes goes through it), and
+  :func:`atomic_writes`, a block whose files are all replaced only when every
+  one of them is written (``smiclust fit``'s outputs).
 
 Conventions. Line and column numbers in messages are 1-based, as a text editor
 or a spreadsheet shows them. Row references in link, label and answers files
@@ -49,7 +51,7 @@ Examples
 """
 
 from ._answers import answers_header, links_of, read_answers, write_answers
-from ._atomic import atomic_write
+from ._atomic import atomic_write, atomic_writes
 from ._common import ANSWERS
 from ._labels import UNKNOWN_LABELS, read_labels
 from ._links import read_links, read_weighted_links
@@ -75,6 +77,7 @@ __all__ = [
     "write_columns",
     "assignment_columns",
     "atomic_write",
+    "atomic_writes",
     "format_from_suffix",
     "OUTPUT_FORMATS",
     "UNKNOWN_LABELS",

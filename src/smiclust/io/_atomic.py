@@ -1,7 +1,10 @@
 """Atomic file output: write a temporary file beside the target, then rename it."""
 
 import contextlib
+import contextvars
+import errno
 import os
+import stat
 import tempfile
 
 
@@ -27,6 +30,9 @@ def atomic_write(path, mode="w", **open_kwargs):
     followed, and its target replaced. When the block raises
     (a full disk, a file size limit, an error of the caller), the temporary
     file is removed and ``path`` keeps its old content, or stays absent.
+    A ``path`` that exists and is no regular file (a device such as
+    ``/dev/null``, a named pipe) raises :class:`OSError` before anything is
+    written: the rename would replace it.
 
     Parameters
     ----------
@@ -56,6 +62,13 @@ def atomic_write(path, mode="w", **open_kwargs):
     # through a symbolic link, the file it points to is replaced (the link
     # stays a link)
     path = os.path.realpath(os.fspath(path))
+    try:
+        existing = os.stat(path).st_mode
+    except OSError:  # absent (or unreadable: the write reports it)
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing):  # a device, a pipe
+        raise OSError(errno.EINVAL, "not a regular file (the rename would "
+                      "replace it)", path)
     directory, name = os.path.split(path)
     file_mode = _new_file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
@@ -65,8 +78,73 @@ def atomic_write(path, mode="w", **open_kwargs):
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, file_mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    group = _GROUP.get()
+    if group is None:
+        _replace(tmp, path)
+    else:  # renamed when the whole group is written (atomic_writes)
+        group.append((tmp, path))
+
+
+def _replace(tmp, path):
+    try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+#: The files of the innermost :func:`atomic_writes` block, written and not
+#: yet renamed: pairs ``(temporary file, path)``.
+_GROUP = contextvars.ContextVar("atomic_writes_group", default=None)
+
+
+@contextlib.contextmanager
+def atomic_writes():
+    """Every :func:`atomic_write` in the block replaces its file only when the
+    whole block has succeeded.
+
+    A command that writes several files (a model, a plot, the assignments)
+    leaves every one of them as it was when any write, or anything else in
+    the block, fails: the temporary files are removed. When the block ends
+    without an exception, the files are renamed over their targets one after
+    the other (each rename is atomic; the group is not, but nothing can fail
+    between them but the renames themselves).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> try:
+    ...     with atomic_writes():
+    ...         with atomic_write(os.path.join(folder, "a.txt")) as f:
+    ...             _ = f.write("a\\n")
+    ...         raise RuntimeError("the second output failed")
+    ... except RuntimeError:
+    ...     pass
+    >>> os.listdir(folder)
+    []
+    """
+    group = []
+    token = _GROUP.set(group)
+    try:
+        yield
+    except BaseException:
+        for tmp, _ in group:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    finally:
+        _GROUP.reset(token)
+    for k, (tmp, path) in enumerate(group):
+        try:
+            _replace(tmp, path)
+        except BaseException:
+            for later, _ in group[k + 1:]:
+                with contextlib.suppress(OSError):
+                    os.unlink(later)
+            raise
