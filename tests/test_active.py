@@ -2,6 +2,7 @@
 (ActiveSMIClustering), against slow obvious references on tiny problems."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -430,13 +431,58 @@ def test_active_link_test_off_by_default_and_passed_on(four_blobs):
     assert 0 <= tested.estimator_.link_test_pvalue_ <= 1
 
 
+def test_a_batch_larger_than_the_budget_asks_the_budget_in_one_batch(four_blobs):
+    # ActiveSMIClustering(4, budget=5) with the default batch_size=10
+    X, y = four_blobs
+    oracle = lambda i, j: bool(y[i] == y[j])  # noqa: E731
+    large = ActiveSMIClustering(4, budget=5, random_state=0).fit(X, oracle)
+    exact = ActiveSMIClustering(4, budget=5, batch_size=5, random_state=0).fit(
+        X, oracle)
+    assert large.n_queries_ == exact.n_queries_ == 5
+    assert_array_equal(large.labels_, exact.labels_)
+    assert_array_equal(large.must_link_, exact.must_link_)
+
+
+def test_warnings_of_the_searchs_trial_fits_do_not_reach_the_user(four_blobs,
+                                                                   monkeypatch):
+    # the trials that choose n_neighbors on two thirds of the answers are
+    # not the model returned: their warnings are not the user's
+    from smiclust import SMIClustering
+
+    X, y = four_blobs
+    in_trials, fits = [False], {"trial": 0, "main": 0}
+    real_fit, real_choose = SMIClustering.fit, ActiveSMIClustering._choose_parameters
+
+    def fit(self, *args, **kwargs):
+        kind = "trial" if in_trials[0] else "main"
+        fits[kind] += 1
+        warnings.warn(f"a {kind} fit", UserWarning)
+        return real_fit(self, *args, **kwargs)
+
+    def choose(self, *args, **kwargs):
+        in_trials[0] = True
+        try:
+            return real_choose(self, *args, **kwargs)
+        finally:
+            in_trials[0] = False
+
+    monkeypatch.setattr(SMIClustering, "fit", fit)
+    monkeypatch.setattr(ActiveSMIClustering, "_choose_parameters", choose)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ActiveSMIClustering(4, budget=60, batch_size=10, search_every=2,
+                            random_state=0).fit(X, lambda i, j: bool(y[i] == y[j]))
+    messages = [str(w.message) for w in caught]
+    assert fits["trial"] > 0 and fits["main"] > 1
+    assert messages.count("a main fit") == fits["main"]
+    assert "a trial fit" not in messages
+
+
 @pytest.mark.parametrize(
     "params, oracle, error, match",
     [
         (dict(budget=0), None, ValueError, "'budget' parameter of "
          "ActiveSMIClustering must be an int in the range"),
-        (dict(budget=5, batch_size=6), None, ValueError, "'batch_size' parameter "
-         "of ActiveSMIClustering must be at most budget=5; got 6"),
         (dict(batch_size=1.0), None, TypeError, "'batch_size' parameter of "
          "ActiveSMIClustering"),
         (dict(links="x"), None, ValueError, "'links' parameter of "

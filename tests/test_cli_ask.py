@@ -634,6 +634,31 @@ def test_an_answer_interrupted_while_it_is_saved_is_not_counted(tmp_path,
     assert "interrupted; 1 answer saved in" in stderr.getvalue()
 
 
+def test_a_links_file_changed_during_the_session_is_left_as_it_is(tmp_path):
+    from smiclust.commands._common import UsageError
+
+    # a line added by hand (or by a second session) after the first answer:
+    # the next answer is refused rather than rewrite the file without it
+    data, X, y = _blobs(tmp_path)
+    links = tmp_path / "links.csv"
+    stdout, stderr = io.StringIO(), io.StringIO()
+
+    class EditingAfterOne(Answering):
+        def readline(self, size=-1):
+            if len(ROWS.findall(self.stdout.getvalue())) == 2:
+                with open(links, "a") as f:
+                    f.write("5,6,must\n")
+            return super().readline(size)
+
+    args = _args(tmp_path, data, budget=10, n_neighbors=3)
+    with contextlib.redirect_stderr(stderr):
+        with pytest.raises(UsageError, match="changed since this session read or "
+                           "wrote it .*the answer to row .* is not saved"):
+            ask.run(args, stdin=EditingAfterOne(stdout, y), stdout=stdout)
+    rows = answers_in(links)
+    assert len(rows) == 1 + 2 and rows[-1] == ["5", "6", "must"]
+
+
 def test_no_pair_left_ends_the_questions(tmp_path):
     data, X, y = _blobs(tmp_path, n=8, c=2)
     stdout, stderr = io.StringIO(), io.StringIO()

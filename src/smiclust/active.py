@@ -83,6 +83,7 @@ constrained clustering. SDM 2004.
 import copy
 import numbers
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -551,7 +552,11 @@ def select_pairs(
     ``cannot_link``, in one must-link group (transitive closure), between two
     cannot-linked groups, or decided by the number of clusters (a sample that
     differs from ``c - 1`` of some ``c`` mutually different groups belongs to
-    the last; with ``c = 2`` the cannot-link graph is 2-coloured). A batch
+    the last; with ``c = 2`` the cannot-link graph is 2-coloured; with
+    ``c >= 3`` the cliques of ``c`` groups are searched in at most
+    :data:`CLIQUE_SEARCH_STEPS` steps, so that on very dense cannot-links
+    (thousands, with many cliques of fewer groups) a pair the number of
+    clusters decides can still be proposed). A batch
     asks each sample outside the neighbourhoods at most once, each pair of
     groups at most once, and spreads its questions over the members of a
     neighbourhood (a member repeats only when the neighbourhood has fewer
@@ -585,9 +590,10 @@ def select_pairs(
     -------
     pairs : ndarray of shape (n_selected, 2), dtype=intp
         ``i < j`` in each row, best first. ``n_selected < n_pairs`` only when
-        fewer samples than ``n_pairs`` are left whose cluster the links do
-        not decide: each is asked once, and its further questions wait for
-        the next batch (0 rows: every pair is decided).
+        fewer than ``n_pairs`` units are left whose cluster the links do not
+        decide (a unit: a sample in no must-link, or a must-link group, which
+        is asked about as one): each is asked once, and its further questions
+        wait for the next batch (0 rows: every pair is decided).
 
     Examples
     --------
@@ -708,7 +714,8 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
         (``must_link``, ``cannot_link``, ``unknown_pairs``) included: at most
         ``budget`` minus their number are asked.
     batch_size : int, default=10
-        Questions between two refits, ``<= budget``.
+        Questions between two refits; a larger value than ``budget`` asks
+        the whole budget in one batch.
     n_neighbors, gamma, eta, violation_penalty, links, spreading, consensus, \
 classifier, keep_cannot_links, neighbor_algorithm, eigen_solver, \
 lsmi_n_centers, lsmi_n_folds, n_jobs :
@@ -782,7 +789,8 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
     COBRAS (issue 12): digits500 0.37 / 0.58 / 0.87 at 50 / 200 / 800
     questions, faces100 0.42 / 0.91 / 1.00. On faces100 every pair is decided
     after 147-194 questions. A run to 800 questions on digits500 takes about
-    6 s on one core.
+    40 s on one core (38 s per run in docs/active-learning.md's benchmark,
+    on a shared 2-core machine).
 
     Examples
     --------
@@ -941,11 +949,6 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
             SMIClustering._parameter_constraints,
             owner,
         )
-        if self.batch_size > self.budget:
-            raise ValueError(
-                f"The 'batch_size' parameter of {owner} must be at most budget="
-                f"{self.budget}; got {self.batch_size}."
-            )
         if y is not None and oracle is not None:
             raise TypeError(
                 f"{owner}.fit takes the oracle once: as y (by position) or as "
@@ -1105,9 +1108,11 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         grid = self._n_neighbors_candidates(n)
         best, best_score = None, -1.0
         for t in grid:
-            trial = self._model(seed, {**fixed, "n_neighbors": t}).fit(
-                X, must_link=train_must, cannot_link=train_cannot
-            )
+            with warnings.catch_warnings():  # trials: not the model returned
+                warnings.simplefilter("ignore")
+                trial = self._model(seed, {**fixed, "n_neighbors": t}).fit(
+                    X, must_link=train_must, cannot_link=train_cannot
+                )
             labels = trial.labels_
             same = labels[out_pairs[:, 0]] == labels[out_pairs[:, 1]]
             score = float(np.mean(same == out_same))

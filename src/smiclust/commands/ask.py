@@ -5,6 +5,8 @@ person as its oracle (:meth:`Session.oracle`): each pair chosen from the
 answers so far, the model refitted after every batch. Every answer is saved
 at once (the whole answers file rewritten atomically), so that Ctrl-C, a crash
 or a closed terminal loses nothing and running the same command again resumes.
+A file changed by someone else during the session (an editor, a second
+session) is left as it is: the answer is refused and the session ends.
 """
 
 import argparse
@@ -47,7 +49,8 @@ the --links file:
       40,41,skip
   answer is must (y), cannot (n) or skip (s). The file is rewritten after each
   answer through a temporary file and a rename, so it always holds every
-  answer given, complete. Running the command again with the same file
+  answer given, complete (if the file changes under the session, the session
+  stops, leaving it as it is). Running the command again with the same file
   resumes: answers already in it are not asked again and count against
   --budget (--budget 0 fits on the answers in the file and asks nothing).
 
@@ -390,6 +393,7 @@ class Session:
         self.names = names
         self.answers = list(answers)
         self.n_resumed = len(self.answers)
+        self.links_stamp = _stamp(args.links)  # the file as read
         self.rep = rep
         self.stdin = sys.stdin if stdin is None else stdin
         self.stdout = sys.stdout if stdout is None else stdout
@@ -533,6 +537,15 @@ class Session:
     def save(self, i, j, answer):
         from ..io import write_answers
 
+        if _stamp(self.args.links) != self.links_stamp:
+            # another session or an editor changed it: rewriting it from the
+            # answers read would drop that change
+            raise _common.usage_error(
+                f"--links {self.args.links!r} changed since this session read "
+                f"or wrote it (another session, or an editor?); the answer to "
+                f"{_label(i, self.ids)} and {_label(j, self.ids)} is not saved, "
+                "and the file is left as it is: run the command again to go on "
+                "from it")
         self.answers.append((i, j, answer))
         try:
             write_answers(self.args.links, self.answers, ids=self.ids,
@@ -544,6 +557,7 @@ class Session:
                     f"cannot write --links {self.args.links!r}: "
                     f"{exc.strerror or exc}") from None
             raise
+        self.links_stamp = _stamp(self.args.links)
 
     # -- the end ---------------------------------------------------------
     def wrap_up(self):
@@ -572,6 +586,16 @@ class Session:
 
         kinds = [a for _, _, a in self.answers]
         return {a: kinds.count(a) for a in ANSWERS}
+
+
+def _stamp(path):
+    """What tells whether a file changed: its inode, size and modification
+    time (``None`` while it does not exist)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_ino, status.st_size, status.st_mtime_ns
 
 
 def _count(number, noun):
