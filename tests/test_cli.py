@@ -942,6 +942,29 @@ def test_drop_columns_leaves_a_class_column_out_of_fit_and_predict(work):
         r[0] for r in _csv_rows(proc.stdout)[1:]]
 
 
+def test_predict_matches_a_headerless_file_of_the_features_by_count(work):
+    """A model fitted on a file with a header and --drop-columns label
+    predicts a file without a header holding just its features (in its
+    order), matched by count as --help says, not refused for the name."""
+    d, X, y = work["dir"], work["X"], work["y"]
+    rows = [f"{float(a)!r},{float(b)!r},{int(c)}" for (a, b), c in zip(X, y)]
+    (d / "named.csv").write_text("x1,x2,label\n" + "\n".join(rows) + "\n")
+    (d / "bare.csv").write_text("\n".join(f"{float(a)!r},{float(b)!r}"
+                                          for a, b in X) + "\n")
+    proc = cli("fit", "named.csv", "-k", "2", "--drop-columns", "label", *FIXED,
+               "--save", "named.joblib", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    bare = cli("predict", "named.joblib", "bare.csv", cwd=d)
+    assert bare.returncode == 0, bare.stderr
+    named = cli("predict", "named.joblib", "named.csv", cwd=d)
+    assert _csv_rows(bare.stdout) == _csv_rows(named.stdout)
+    # a file without a header and another number of columns is still refused
+    (d / "short.csv").write_text("\n".join(f"{float(a)!r}" for a in X[:, 0]) + "\n")
+    short = cli("predict", "named.joblib", "short.csv", cwd=d)
+    assert short.returncode == 2
+    assert "unknown column to drop 'label'" in short.stderr
+
+
 def test_link_conflicts_are_named_by_id_once(work):
     ids = work["ids"]
     d = work["dir"]

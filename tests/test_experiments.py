@@ -238,6 +238,60 @@ def test_time_budget_skips_the_later_runs_at_as_many_links(monkeypatch, tmp_path
     assert records[(0, 0.02)]["error"] == "exceeded the time budget of 1 s"
     assert records[(1, 0.05)]["error"].startswith(
         "not run: fake on faces100/raw with 2 % of the pairs as links exceeded")
+    # a run skipped without running still records its links and the ARI of
+    # the links alone, which do not depend on the method
+    for key in ((0, 0.05), (1, 0.02), (1, 0.05)):
+        assert records[key]["status"] == "skipped"
+        assert records[key]["links"] == records[(0, key[1])]["links"] != ""
+        assert records[key]["ari_links_only"] != ""
+        assert records[key]["unlinked"] != "" and records[key]["n_samples"] != ""
+
+
+def test_a_runs_own_joblib_calls_stay_in_its_process(monkeypatch, tmp_path):
+    # under the Dask backend that carries the runs, a run carried out in the
+    # client (one worker thread) sent its fit's joblib calls to the cluster,
+    # whose failures were recorded as the method's
+    from joblib import parallel_config
+    from joblib.parallel import get_active_backend
+
+    seen = []
+
+    def fit(run, X, n_clusters, must, cannot):
+        seen.append(type(get_active_backend()[0]).__name__)
+        return np.zeros(X.shape[0], dtype=int), {}
+
+    config = _fake_config(monkeypatch, fit, fractions=(0.0,))
+    with parallel_config(backend="threading"):  # as a Dask backend would be
+        run_experiment(config, tmp_path, progress=False)
+    assert seen == ["SequentialBackend"] * 2
+
+
+def test_a_cluster_lost_during_the_runs_ends_them_naming_the_scheduler():
+    from smiclust.experiments._runner import SchedulerError, _cluster_records
+
+    class CommClosedError(OSError):
+        pass
+
+    CommClosedError.__module__ = "distributed.comm.core"
+
+    def records():
+        yield {"run_id": 1}
+        raise CommClosedError("in <TCP (closed)>: Stream is closed")
+
+    got = []
+    with pytest.raises(SchedulerError, match="the Dask cluster of --scheduler "
+                       "'tcp://127.0.0.1:8786' was lost during the runs "
+                       r"\(CommClosedError: .*the records written so far are kept"):
+        for record in _cluster_records(records(), "tcp://127.0.0.1:8786"):
+            got.append(record)
+    assert got == [{"run_id": 1}]
+
+    def failing():
+        raise KeyError("a bug of ours, not the cluster's")
+        yield
+
+    with pytest.raises(KeyError):
+        list(_cluster_records(failing(), "tcp://127.0.0.1:8786"))
 
 
 def test_runner_progress_lines(monkeypatch, tmp_path):
@@ -896,7 +950,9 @@ def test_merge_configs_keeps_what_the_directory_holds():
     assert merged["name"] == "quick"
     assert merged["seeds"] == [0, 1, 3]
     assert list(merged["datasets"]) == ["sonar", "faces100", "parkinson"]
-    assert merged["datasets"]["faces100"]["link_fractions"] == [0.1]
+    # a data set in both keeps the levels of either (its records stay)
+    assert merged["datasets"]["faces100"]["link_fractions"] == [0.0, 0.1]
+    assert merged["datasets"]["faces100"]["preprocessing"] == ["raw"]
     assert list(merged["methods"]) == ["3smic", "sl", "csc"]
     assert merged == json.loads(json.dumps(merged))  # plain JSON data
     # another config's directory, or none: the new config as it is

@@ -75,6 +75,10 @@ def test_a_foreign_records_file_is_refused_and_left_untouched(tmp_path, content,
     ("config.json", '{"learning_rate": 0.1}\n'),
     ("config.json", "not json at all\n"),
     ("config.json", "[1, 2, 3]\n"),
+    ("config.json", '{"name": "full", "seeds": 5, "datasets": {}, "methods": {}}\n'),
+    ("config.json", '{"name": "full", "seeds": [0], "datasets": [], "methods": {}}\n'),
+    ("config.json", '{"name": "full", "seeds": ["x"], "datasets": {}, '
+                    '"methods": {}}\n'),
     ("report.md", "# My notes on the paper\n\nKeep them.\n"),
     ("report.md", ""),
 ])

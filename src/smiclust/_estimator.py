@@ -823,7 +823,7 @@ class SMIClustering(BaseLinkClustering):
             Pairs of sample indices that should be in different clusters.
         must_link_weight, cannot_link_weight : array-like of shape (n_pairs,), \
 default=None
-            Confidence of each link, ``>= 0`` (``None``: 1 each, the paper's
+            Confidence of each link, in ``[0, 1e100]`` (``None``: 1 each, the paper's
             3SMIC). The weights are the entries of :math:`M` and :math:`C`,
             move the kernel entry of a link towards 1 (must) or 0 (cannot) by
             ``min(w, 1)`` of the way, and count a violated link by its weight

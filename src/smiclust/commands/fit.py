@@ -26,7 +26,7 @@ EPILOG = """\
 link and label files:
   --must-link / --cannot-link FILE: two cells a line, the rows of one link,
   with an optional header line ("a,b"), or three cells a line, the third the
-  link's weight (its confidence, a finite number >= 0; header "a,b,weight");
+  link's weight (its confidence, a number in [0, 1e100]; header "a,b,weight");
   every line of a file has the same number of cells. When DATA has an id
   column, the cells are ids of DATA, compared as text ("1" is not the id
   "001"); an integer is never taken for a row index then. Without an id

@@ -105,6 +105,16 @@ def run(args):
                                           **read)
         except (ValueError, OSError):
             X = None  # no header or not those names: the plain read says why
+    if X is None and bundle.get("drop_columns") and bundle.get("columns") is None:
+        # a file without a header holding just the model's features, in its
+        # order: nothing to drop, matched by count
+        try:
+            plain = io.read_table(args.data, **read)
+        except (ValueError, OSError):
+            plain = None
+        if plain is not None and plain[2] is None and (
+                plain[0].shape[1] == bundle["n_features"]):
+            X, ids, names = plain
     if X is None:
         X, ids, names = _common.read_input(
             "DATA", io.read_table, args.data, reporter=rep,

@@ -116,7 +116,10 @@ def add_parser(subparsers):
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on the Dask cluster of this scheduler (e.g. "
                         "tcp://127.0.0.1:8786) instead of local processes; "
-                        "refused when it does not answer")
+                        "refused when it does not answer, and a cluster lost "
+                        "during the runs ends them (exit 2, the records kept). "
+                        "With one worker thread in all, joblib runs one job at "
+                        "a time here, not on the cluster: give it two or more")
     p.add_argument("--out", metavar="DIR", default=None,
                    help=f"output directory (default: {DEFAULT_OUT}, --quick: "
                         f"{DEFAULT_OUT_QUICK}); a directory written by this "
@@ -279,6 +282,7 @@ def run(args):
         check_scheduler,
         lock_out_dir,
     )
+    from ..experiments._output import LOCK_FILE
 
     config = build_config(args)
     out = Path(args.out or CONFIGS[_config_name(args)][1])
@@ -289,8 +293,14 @@ def run(args):
                 raise UsageError(f"--report-only: no records in {out / RECORDS_FILE}")
             if args.scheduler is not None and not args.report_only:
                 check_scheduler(args.scheduler)
+            new_lock = not (out / LOCK_FILE).exists()
             stack.enter_context(lock_out_dir(out))
-            _check_same_config(out, config)
+            try:  # under the lock, so that a run in progress is named first
+                _check_same_config(out, config)
+            except UsageError:
+                if new_lock:  # refused: nothing written, not even the lock
+                    (out / LOCK_FILE).unlink(missing_ok=True)
+                raise
         except (OutputDirError, SchedulerError) as exc:
             raise UsageError(str(exc)) from None
         except OSError as exc:  # e.g. permission denied

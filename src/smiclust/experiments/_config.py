@@ -389,8 +389,10 @@ def merge_configs(previous, config):
     ``--seeds``) adds records to a directory that may hold more; its config
     must not hide them. With the same ``name``, the result is ``previous``
     (the directory's ``config.json``) with ``config``'s data sets and methods
-    added or in place of theirs (``previous``'s order first) and the union of
-    the seeds; with another name, or no ``previous``, it is ``config``.
+    added or in place of theirs (``previous``'s order first; a data set in
+    both keeps every level of either, each list of its settings the union)
+    and the union of the seeds; with another name, or no ``previous``, it is
+    ``config``.
 
     Parameters
     ----------
@@ -410,10 +412,26 @@ def merge_configs(previous, config):
         merged = {
             "name": config["name"],
             "seeds": sorted({int(s) for s in (*previous["seeds"], *config["seeds"])}),
-            "datasets": {**previous["datasets"], **config["datasets"]},
+            "datasets": {**previous["datasets"], **{
+                name: _merge_dataset(previous["datasets"].get(name), spec)
+                for name, spec in config["datasets"].items()}},
             "methods": {**previous["methods"], **config["methods"]},
         }
     return json.loads(json.dumps(merged))
+
+
+def _merge_dataset(previous, spec):
+    """A data set's settings after ``spec`` ran beside ``previous``: each list
+    (link levels, preprocessings, noise levels) the union, ``previous``'s
+    values first; other settings ``spec``'s."""
+    if not isinstance(previous, dict):
+        return spec
+    merged = dict(spec)
+    for key, values in spec.items():
+        before = previous.get(key)
+        if isinstance(values, (list, tuple)) and isinstance(before, (list, tuple)):
+            merged[key] = [*before, *(v for v in values if v not in before)]
+    return merged
 
 
 #: The settings of a method that ``method_overrides`` may change (with any

@@ -111,6 +111,21 @@ def _check_config(path):
     if not (isinstance(config, dict) and all(k in config for k in _CONFIG_KEYS)):
         raise _refuse(path, "is not a config written by smiclust reproduce (a JSON "
                             f"object with the keys {', '.join(_CONFIG_KEYS)})")
+    seeds = config["seeds"]
+    wrong = [key for key, ok in (
+        ("name", isinstance(config["name"], str)),
+        ("seeds", isinstance(seeds, list) and all(
+            isinstance(s, int) and not isinstance(s, bool) for s in seeds)),
+        ("datasets", isinstance(config["datasets"], dict) and all(
+            isinstance(spec, dict) for spec in config["datasets"].values())),
+        ("methods", isinstance(config["methods"], dict)),
+    ) if not ok]
+    if wrong:
+        raise _refuse(path, "is not a config written by smiclust reproduce: "
+                            f"{', '.join(repr(k) for k in wrong)} of the wrong "
+                            "type (expected a string for 'name', a list of "
+                            "integers for 'seeds', objects for 'datasets', "
+                            "each data set's settings and 'methods')")
 
 
 def _check_report(path):

@@ -51,6 +51,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from joblib import parallel_config
 
 from ..constraints import unlinked_mask
 from ..io import atomic_write
@@ -429,6 +430,46 @@ def _finished(record):
         return datetime.fromtimestamp(0, timezone.utc)
 
 
+def _drawn_problem(run):
+    """``(record, run, (X, y, must, cannot, flipped_pairs))``: the run's data
+    and links, drawn from its seed, and the fields of its record that do not
+    depend on the method (``run`` with its ``partial_labels`` in the labels
+    protocol)."""
+    from sklearn.metrics import adjusted_rand_score
+
+    from ._noise import format_pairs
+
+    record = _base_record(run)
+    X, y = load_problem(run["dataset"], run["preprocessing"], run["seed"])
+    must, cannot, partial, flipped = _draw_links(
+        y, run.get("protocol", "pairs"), run["link_fraction"], run["seed"],
+        run.get("noise"))
+    if partial is not None:
+        run = {**run, "partial_labels": partial}
+    flipped_pairs = None
+    if flipped is not None:
+        flipped_pairs = np.concatenate([must, cannot])[flipped]
+        record.update(n_flipped=len(flipped_pairs),
+                      flipped_links=format_pairs(flipped_pairs))
+    record.update(
+        links=len(must) + len(cannot), must=len(must), cannot=len(cannot),
+        n_samples=X.shape[0], n_features=X.shape[1],
+        n_clusters=int(np.unique(y).size),
+        unlinked=int(unlinked_mask(X.shape[0], must, cannot).sum()),
+        ari_links_only=float(adjusted_rand_score(
+            y, links_only_labels(X.shape[0], must, cannot))),
+    )
+    return record, run, (X, y, must, cannot, flipped_pairs)
+
+
+def skipped_run(run, reason):
+    """Record of a run that is not run (``reason``), with the fields that do
+    not depend on the method (the links drawn, ``ari_links_only``)."""
+    record, run, _ = _drawn_problem(run)
+    record.update(skipped_record(run, reason))
+    return record
+
+
 def run_one(run):
     """Carry out one run and return its record (never raises for the method).
 
@@ -443,29 +484,10 @@ def run_one(run):
     from sklearn.metrics import adjusted_rand_score
 
     from ..constraints import count_violations
-    from ._noise import format_pairs
     from ._peers import PeerSkipped
 
-    record = _base_record(run)
-    X, y = load_problem(run["dataset"], run["preprocessing"], run["seed"])
-    must, cannot, partial, flipped = _draw_links(
-        y, run.get("protocol", "pairs"), run["link_fraction"], run["seed"],
-        run.get("noise"))
-    if partial is not None:
-        run = {**run, "partial_labels": partial}
-    flipped_pairs = None
-    if flipped is not None:
-        flipped_pairs = np.concatenate([must, cannot])[flipped]
-        record.update(n_flipped=len(flipped_pairs),
-                      flipped_links=format_pairs(flipped_pairs))
-    n_clusters = int(np.unique(y).size)
-    record.update(
-        links=len(must) + len(cannot), must=len(must), cannot=len(cannot),
-        n_samples=X.shape[0], n_features=X.shape[1], n_clusters=n_clusters,
-        unlinked=int(unlinked_mask(X.shape[0], must, cannot).sum()),
-        ari_links_only=float(adjusted_rand_score(
-            y, links_only_labels(X.shape[0], must, cannot))),
-    )
+    record, run, (X, y, must, cannot, flipped_pairs) = _drawn_problem(run)
+    n_clusters = record["n_clusters"]
     too_large = [
         f"{name}={size} > {limit}"
         for name, size, limit in (("n", X.shape[0], run.get("max_samples")),
@@ -479,7 +501,11 @@ def run_one(run):
     caught = []
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        # the fit's own joblib calls run here, whatever backend carries the
+        # runs (under a Dask backend they would go to the cluster, and its
+        # failures would read as the method's)
+        with warnings.catch_warnings(record=True) as caught, \
+                parallel_config(backend="sequential"):
             warnings.simplefilter("always")
             labels, used = _fit(run, X, n_clusters, must, cannot)
         seconds = time.perf_counter() - start
@@ -615,6 +641,24 @@ def _backend(scheduler):
         yield client
 
 
+def _cluster_records(records, scheduler):
+    """``records`` as they come from the Dask cluster; an error of the
+    cluster itself (the scheduler or every worker gone) becomes a
+    :class:`SchedulerError` naming ``scheduler``."""
+    try:
+        yield from records
+    except Exception as exc:
+        module = type(exc).__module__ or ""
+        if not (module.startswith(("distributed", "tornado", "asyncio"))
+                or isinstance(exc, (TimeoutError, OSError))):
+            raise
+        raise SchedulerError(
+            f"the Dask cluster of --scheduler {scheduler!r} was lost during the "
+            f"runs ({type(exc).__name__}: {_one_line(str(exc))}); the records "
+            "written so far are kept: run the same command again to go on"
+        ) from None
+
+
 def _hms(seconds):
     seconds = int(round(seconds))
     h, rest = divmod(seconds, 3600)
@@ -677,7 +721,7 @@ class _TimedOutPeers:
 
         fraction, reason = self._lowest.get(_peer_key(run), (math.inf, None))
         if run["link_fraction"] >= fraction:
-            return delayed(skipped_record)(run, reason)
+            return delayed(skipped_run)(run, reason)
         return delayed(run_one)(run)
 
 
@@ -780,16 +824,18 @@ def run_experiment(config, out, *, n_jobs=1, scheduler=None, progress=None,
         try:
             if todo:
                 jobs = -1 if scheduler is not None else n_jobs
-                _run_all(todo, writer, jobs, stream, summary)
+                _run_all(todo, writer, jobs, stream, summary,
+                         scheduler=scheduler)
         finally:
             writer.close()
     summary["wall_seconds"] = round(time.perf_counter() - start, 2)
     return summary
 
 
-def _run_all(todo, writer, n_jobs, stream, summary):
+def _run_all(todo, writer, n_jobs, stream, summary, *, scheduler=None):
     """Carry out ``todo`` through joblib, appending each record as it comes and
-    counting it in ``summary``."""
+    counting it in ``summary``; a Dask cluster lost on the way ends the runs
+    with :class:`SchedulerError` (the records written so far stay)."""
     from joblib import Parallel
 
     timed_out = _TimedOutPeers()
@@ -797,7 +843,10 @@ def _run_all(todo, writer, n_jobs, stream, summary):
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered",
                         pre_dispatch="n_jobs" if n_jobs != 1 else "1")
     tasks = (timed_out.task(run) for run in todo)
-    for i, record in enumerate(parallel(tasks), start=1):
+    records = parallel(tasks)
+    if scheduler is not None:
+        records = _cluster_records(records, scheduler)
+    for i, record in enumerate(records, start=1):
         writer.write(record)
         summary["new_runs"] += 1
         if record["status"] in ("failed", "skipped"):
