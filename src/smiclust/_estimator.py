@@ -675,10 +675,9 @@ class SMIClustering(BaseLinkClustering):
     :func:`~smiclust.kernels.local_scaling_cross_kernel`): a training sample
     passed as new gets its own scale :math:`\sigma'` (its ``t`` nearest
     training samples include itself, at distance 0) and none of the link
-    entries of :math:`K'`, so its
-    response is close to the fitted one, not equal (on 300 blobs with
-    ``links="paper"``, within 10-17 % of the largest, and one or two of 300
-    labels other than ``labels_``).
+    entries of :math:`K'`, so its response is close to the fitted one, not
+    equal (on 300 blobs with ``links="paper"``, within 10-17 % of the
+    largest, and one or two of 300 labels other than ``labels_``).
 
     References
     ----------
@@ -823,8 +822,8 @@ class SMIClustering(BaseLinkClustering):
             Pairs of sample indices that should be in different clusters.
         must_link_weight, cannot_link_weight : array-like of shape (n_pairs,), \
 default=None
-            Confidence of each link, in ``[0, 1e100]`` (``None``: 1 each, the paper's
-            3SMIC). The weights are the entries of :math:`M` and :math:`C`,
+            Confidence of each link, in ``[0, 1e100]`` (``None``: 1 each, the
+            paper's 3SMIC). The weights are the entries of :math:`M` and :math:`C`,
             move the kernel entry of a link towards 1 (must) or 0 (cannot) by
             ``min(w, 1)`` of the way, and count a violated link by its weight
             in the selection criterion; weight 0 is no link. With weights,
