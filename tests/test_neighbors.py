@@ -171,13 +171,19 @@ def test_distinct_rows_keep_repeated_rows_connected():
         assert connected_components(K, directed=False)[0] == expected
 
 
+@pytest.mark.parametrize("padded", [True, False], ids=["lexsort", "python-sort"])
 @pytest.mark.parametrize("seed", range(6))
-def test_unique_rows_of_sparse_x_are_those_numpy_finds_dense(seed):
+def test_unique_rows_of_sparse_x_are_those_numpy_finds_dense(seed, padded,
+                                                              monkeypatch):
     # small integer entries of both signs, many zeros and copies, -0.0, and
     # a sparse matrix with stored zeros and repeated entries: the same rows
     # in numpy.unique's (lexicographic) order, each by its first sample
     import scipy.sparse as sp
 
+    from smiclust import neighbors
+
+    if not padded:  # the sort for rows too long to pad
+        monkeypatch.setattr(neighbors, "_PADDED_SORT_MAX", 0)
     rng = np.random.RandomState(seed)
     n, d = 80, rng.randint(1, 6)
     X = rng.randint(-2, 3, size=(n, d)).astype(float)
@@ -202,6 +208,10 @@ def test_unique_rows_of_sparse_x_are_those_numpy_finds_dense(seed):
         np.testing.assert_array_equal(got_first, first)
         np.testing.assert_array_equal(got_inverse, inverse.ravel())
     assert not messy.has_canonical_format and len(messy.data) == len(data)  # as given
+    # more distinct rows than max_rows: none, unordered
+    for Z in (X, messy):
+        assert unique_rows(Z, max_rows=first.size - 1) == (None, None)
+        assert unique_rows(Z, max_rows=first.size)[0].size == first.size
 
 
 def test_sparse_rows_that_are_mostly_copies_are_searched_among_distinct_rows():

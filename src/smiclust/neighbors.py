@@ -121,8 +121,9 @@ def nearest_neighbors(
         Memory ``O(n_samples * n_neighbors)``.
     """
     if distinct_rows:
-        first, inverse = unique_rows(X)
-        if n_neighbors < first.size <= DISTINCT_ROWS_FRACTION * X.shape[0]:
+        first, inverse = unique_rows(
+            X, max_rows=int(DISTINCT_ROWS_FRACTION * X.shape[0]))
+        if first is not None and n_neighbors < first.size:
             rows = nearest_neighbors(
                 X[first], n_neighbors, algorithm=algorithm, n_jobs=n_jobs,
                 random_state=random_state,
@@ -149,7 +150,7 @@ def nearest_neighbors(
     )
 
 
-def unique_rows(X):
+def unique_rows(X, max_rows=None):
     """The distinct rows of ``X``, as :func:`numpy.unique` with ``axis=0``
     finds them, for dense and sparse ``X`` alike.
 
@@ -157,13 +158,16 @@ def unique_rows(X):
     ----------
     X : ndarray or sparse matrix of shape (n_samples, n_features)
         Finite samples.
+    max_rows : int, default=None
+        With more distinct rows than this, ``(None, None)`` (sparse ``X``
+        then skips ordering them).
 
     Returns
     -------
-    first : ndarray of shape (n_distinct,)
+    first : ndarray of shape (n_distinct,) or None
         Index of the first sample of each distinct row, the rows in
         lexicographic order of their values.
-    inverse : ndarray of shape (n_samples,)
+    inverse : ndarray of shape (n_samples,) or None
         Position in ``first`` of the row of every sample.
 
     Notes
@@ -178,13 +182,17 @@ def unique_rows(X):
     its entries :math:`(j, v)` followed by an end mark, each item keyed
     :math:`(0, j, v)` when :math:`v < 0`, :math:`(2, -j, v)` when
     :math:`v > 0` and :math:`(1, 0, 0)` for the end, and the sequences are
-    sorted lexicographically (:func:`numpy.lexsort`): memory
-    ``O(n_distinct * max_nnz_per_row)``.
+    sorted lexicographically: by :func:`numpy.lexsort` on the sequences
+    padded to the longest (memory ``O(n_distinct * max_nnz_per_row)``, at
+    most :data:`_PADDED_SORT_MAX` items), else by Python's sort of the
+    sequences (memory ``O(nnz)`` objects).
     """
     if not sp.issparse(X):
         _, first, inverse = np.unique(
             X, axis=0, return_index=True, return_inverse=True
         )
+        if max_rows is not None and first.size > max_rows:
+            return None, None
         return first, inverse.ravel()
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     X.sum_duplicates()  # sorts the columns of every row, too
@@ -194,6 +202,8 @@ def unique_rows(X):
     for i, (start, stop) in enumerate(zip(X.indptr[:-1], X.indptr[1:])):
         key = (X.indices[start:stop].tobytes(), X.data[start:stop].tobytes())
         group[i] = groups.setdefault(key, len(groups))
+    if max_rows is not None and len(groups) > max_rows:
+        return None, None
     # groups are numbered by their first sample
     _, representatives = np.unique(group, return_index=True)
     order = _lexicographic_order(X[representatives])
@@ -202,12 +212,20 @@ def unique_rows(X):
     return representatives[order], rank[group]
 
 
+#: Largest number of items (rows times the longest row) that
+#: :func:`unique_rows` sorts padded with :func:`numpy.lexsort` (about 280 MB).
+_PADDED_SORT_MAX = 1 << 24
+
+
 def _lexicographic_order(X):
     """Order of the rows of the canonical CSR ``X`` by the lexicographic order
     of their dense values (see :func:`unique_rows`)."""
     n = X.shape[0]
     counts = np.diff(X.indptr)
     width = int(counts.max(initial=0)) + 1  # + the end mark
+    if n * width > _PADDED_SORT_MAX:
+        return np.array(sorted(range(n), key=lambda i: _row_key(X, i)),
+                        dtype=np.intp)
     kind = np.ones((n, width), dtype=np.int8)
     column = np.zeros((n, width), dtype=np.int64)
     value = np.zeros((n, width))
@@ -220,6 +238,15 @@ def _lexicographic_order(X):
     # np.lexsort sorts by its last key first
     keys = [k[:, j] for j in range(width - 1, -1, -1) for k in (value, column, kind)]
     return np.lexsort(keys)
+
+
+def _row_key(X, i):
+    """The sort key of row ``i`` of the canonical CSR ``X`` (see
+    :func:`unique_rows`): its items, then the end mark."""
+    start, stop = X.indptr[i], X.indptr[i + 1]
+    return tuple((0, int(j), float(v)) if v < 0 else (2, -int(j), float(v))
+                 for j, v in zip(X.indices[start:stop], X.data[start:stop])
+                 ) + ((1, 0, 0.0),)
 
 
 #: Largest number of float64 values one block of :func:`_exact_distances`
