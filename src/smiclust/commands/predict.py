@@ -70,6 +70,23 @@ def _load_model(path):
     return bundle
 
 
+def _features_only(path, bundle, read):
+    """``read_table``'s result for a file without a header and with exactly
+    the model's number of features, when the model drops columns; else
+    ``None``."""
+    from .. import io
+
+    if not bundle.get("drop_columns") or bundle.get("columns") is not None:
+        return None
+    try:
+        X, ids, names = io.read_table(path, **read)
+    except (ValueError, OSError):
+        return None
+    if names is not None or X.shape[1] != bundle["n_features"]:
+        return None
+    return X, ids, names
+
+
 def _names_text(names):
     shown = ", ".join(repr(n) for n in names[:8])
     return shown + (", ..." if len(names) > 8 else "")
@@ -105,21 +122,19 @@ def run(args):
                                           **read)
         except (ValueError, OSError):
             X = None  # no header or not those names: the plain read says why
-    if X is None and bundle.get("drop_columns") and bundle.get("columns") is None:
-        # a file without a header holding just the model's features, in its
-        # order: nothing to drop, matched by count
-        try:
-            plain = io.read_table(args.data, **read)
-        except (ValueError, OSError):
-            plain = None
-        if plain is not None and plain[2] is None and (
-                plain[0].shape[1] == bundle["n_features"]):
-            X, ids, names = plain
     if X is None:
-        X, ids, names = _common.read_input(
-            "DATA", io.read_table, args.data, reporter=rep,
-            columns=bundle.get("columns"),
-            drop_columns=bundle.get("drop_columns"), **read)
+        try:
+            X, ids, names = _common.read_input(
+                "DATA", io.read_table, args.data, reporter=rep,
+                columns=bundle.get("columns"),
+                drop_columns=bundle.get("drop_columns"), **read)
+        except _common.UsageError:
+            # a file without a header holding just the model's features, in
+            # its order, has none of the columns to drop: matched by count
+            plain = _features_only(args.data, bundle, read)
+            if plain is None:
+                raise
+            X, ids, names = plain
     n, d = X.shape
     if names is not None and fitted_names is not None and names != fitted_names:
         missing = [f for f in fitted_names if f not in names]
