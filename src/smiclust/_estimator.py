@@ -15,6 +15,7 @@ from .base import (
     BaseLinkClustering,
     graph_components,
     links_present,
+    present_link_rows,
     warn_graph_components,
 )
 from .baselines._spectral_learning import spectral_learning_labels
@@ -856,12 +857,9 @@ default=None
                 X, must_link, cannot_link, must_link_weight, cannot_link_weight
             )
             self._check_weight_products(inputs)
-            # the given links of positive weight (weight 0 is no link), and
-            # their rows among the given links
-            scored = [(links, np.flatnonzero(np.ones(len(links), bool) if w is None
-                                             else w > 0))
-                      for links, w in ((inputs.must_link, inputs.must_weight),
-                                       (inputs.cannot_link, inputs.cannot_weight))]
+            # the given links and the rows of those of positive weight
+            scored = list(zip((inputs.must_link, inputs.cannot_link),
+                              present_link_rows(inputs)))
             inputs, label_codes = _with_partial_labels(inputs, partial_labels,
                                                        self.links, self)
             # links of weight 0 are no links: what reads links as pairs (the
@@ -921,7 +919,6 @@ default=None
             # what labels new samples when (almost) every training sample is
             # linked (rules PF4, PF5): chosen here, with this fit's parameters
             # and seed, so that predict reads fitted attributes only
-            self._linked_fit_rule = None
             self._new_sample_seed = solver_seed
             self._unlinked_share = float(unlinked_mask(
                 inputs.n_samples, inputs.must_link, inputs.cannot_link).mean())

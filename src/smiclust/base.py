@@ -183,14 +183,21 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         return tags
 
 
+def present_link_rows(inputs):
+    """Rows of the must-links and of the cannot-links of ``inputs`` whose
+    weight is positive (all without weights): a link of weight 0 is no link
+    (the same fit as without it)."""
+    return tuple(np.arange(len(links)) if w is None else np.flatnonzero(w > 0)
+                 for links, w in ((inputs.must_link, inputs.must_weight),
+                                  (inputs.cannot_link, inputs.cannot_weight)))
+
+
 def links_present(inputs):
-    """``inputs`` without its links of weight 0: a link of weight 0 is no
-    link (the same fit as without it), so nothing reads it as one."""
-    keep = [None if w is None else w > 0
-            for w in (inputs.must_weight, inputs.cannot_weight)]
-    if all(k is None or k.all() for k in keep):
+    """``inputs`` without its links of weight 0 (:func:`present_link_rows`),
+    so that nothing reads such a link as one."""
+    keep_m, keep_c = present_link_rows(inputs)
+    if len(keep_m) == len(inputs.must_link) and len(keep_c) == len(inputs.cannot_link):
         return inputs
-    keep_m, keep_c = (slice(None) if k is None else k for k in keep)
     return replace(
         inputs,
         must_link=inputs.must_link[keep_m],
