@@ -225,13 +225,10 @@ def check_output_path(path, option, inputs=()):
     # beside its target (smiclust.io.atomic_write): that directory must be
     # writable, and the target a regular file, which the rename replaces
     target = os.path.realpath(path)
-    try:
-        mode = os.stat(path).st_mode  # also through /proc's links (/dev/stdout)
-    except OSError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        kind = next((kind for test, kind in _SPECIAL_FILES + (
-            (stat.S_ISFIFO, "a named pipe (FIFO)"),) if test(mode)), "not a file")
+    kind = _special_kind(path, _SPECIAL_FILES + (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (lambda mode: not stat.S_ISREG(mode), "not a file")))
+    if kind is not None:
         raise usage_error(
             f"{option} {path!r} is {kind}: smiclust writes its outputs to a "
             "regular file (a new one replaces it whole), so it would be "
@@ -262,17 +259,24 @@ _SPECIAL_FILES = ((stat.S_ISCHR, "a character device"),
                   (stat.S_ISSOCK, "a socket"))
 
 
-def check_readable_file(what, path):
-    """Refuse devices and sockets (``/dev/zero`` never ends); files, pipes and
-    missing paths pass (a missing file is reported by its reader)."""
+def _special_kind(path, kinds):
+    """The name of the first of ``kinds`` (pairs of a test of ``st_mode`` and
+    a name) that ``path`` is, following links (also /proc's, such as
+    /dev/stdout); None when none is, or the path does not exist."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
-        return
-    for test, kind in _SPECIAL_FILES:
-        if test(mode):
-            raise usage_error(f"cannot read {what} {str(path)!r}: it is {kind}, "
-                              "not a file")
+        return None
+    return next((kind for test, kind in kinds if test(mode)), None)
+
+
+def check_readable_file(what, path):
+    """Refuse devices and sockets (``/dev/zero`` never ends); files, pipes and
+    missing paths pass (a missing file is reported by its reader)."""
+    kind = _special_kind(path, _SPECIAL_FILES)
+    if kind is not None:
+        raise usage_error(f"cannot read {what} {str(path)!r}: it is {kind}, "
+                          "not a file")
 
 
 def read_input(what, reader, path, *, reporter=None, **kwargs):

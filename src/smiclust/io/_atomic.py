@@ -79,8 +79,7 @@ def atomic_write(path, mode="w", **open_kwargs):
             os.fsync(f.fileno())
         os.chmod(tmp, file_mode)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _discard(tmp)
         raise
     group = _GROUP.get()
     if group is None:
@@ -93,9 +92,15 @@ def _replace(tmp, path):
     try:
         os.replace(tmp, path)
     except BaseException:
+        _discard(tmp)
+        raise
+
+
+def _discard(*tmps):
+    """Remove temporary files, those already gone included."""
+    for tmp in tmps:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise
 
 
 #: The files of the innermost :func:`atomic_writes` block, written and not
@@ -134,9 +139,7 @@ def atomic_writes():
     try:
         yield
     except BaseException:
-        for tmp, _ in group:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        _discard(*(tmp for tmp, _ in group))
         raise
     finally:
         _GROUP.reset(token)
@@ -144,7 +147,5 @@ def atomic_writes():
         try:
             _replace(tmp, path)
         except BaseException:
-            for later, _ in group[k + 1:]:
-                with contextlib.suppress(OSError):
-                    os.unlink(later)
+            _discard(*(later for later, _ in group[k + 1:]))
             raise
