@@ -421,8 +421,8 @@ class Session:
 
         args = self.args
         budget = args.budget
-        # the batches of ActiveSMIClustering, which needs batch_size <= budget >= 1
-        self.batch_size = min(args.batch_size, max(budget, 1))
+        # the batches of ActiveSMIClustering (the whole budget when larger)
+        self.batch_size = args.batch_size
         if self.n_resumed:
             self.say(f"{_count(self.n_resumed, 'answer')} already in "
                      f"{args.links}; not asked again")

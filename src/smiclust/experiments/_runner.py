@@ -650,7 +650,7 @@ def _cluster_records(records, scheduler):
     except Exception as exc:
         module = type(exc).__module__ or ""
         if not (module.startswith(("distributed", "tornado", "asyncio"))
-                or isinstance(exc, (TimeoutError, OSError))):
+                or isinstance(exc, OSError)):  # TimeoutError among them
             raise
         raise SchedulerError(
             f"the Dask cluster of --scheduler {scheduler!r} was lost during the "
