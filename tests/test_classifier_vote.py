@@ -392,6 +392,79 @@ def test_a_fit_with_every_sample_linked_takes_the_option_best_held_out():
         assert not fit._predicts_by_choice()
 
 
+@pytest.mark.parametrize("data", ["forest", "moons"])
+def test_a_large_fit_with_every_sample_linked_judges_the_rules_on_a_sample(
+        monkeypatch, data):
+    # above NEW_SAMPLE_RULE_MAX_SAMPLES training samples rule PF4 is judged
+    # on m of them drawn from the fit's seed (here the bound set to 150 and
+    # the distances to 300 * 120: m = 120), between the paper's rule (each
+    # passed as new without its own kernel entry) and a forest trained on
+    # those m (out-of-bag labels), by ARI against their labels_; the kernel
+    # is computed for those m rows only
+    monkeypatch.setattr(estimator_module, "NEW_SAMPLE_RULE_MAX_SAMPLES", 150)
+    monkeypatch.setattr(estimator_module, "NEW_SAMPLE_RULE_MIN_SAMPLES", 100)
+    monkeypatch.setattr(estimator_module, "NEW_SAMPLE_RULE_MAX_DISTANCES", 300 * 120)
+    if data == "forest":
+        X, y = _one_informative_feature(n=400, seed=6)
+        params = {}
+    else:  # the paper's rule labels every held-out sample right
+        X, y = make_moons(400, noise=0.05, random_state=1)
+        params = {"n_neighbors": 7}
+    train, new = slice(0, 300), slice(300, None)
+    rows_seen = []
+    real_kernel = estimator_module.local_scaling_cross_kernel
+
+    def kernel_spy(X_new, X_fit, *args, **kwargs):
+        rows_seen.append(X_new.shape[0])
+        return real_kernel(X_new, X_fit, *args, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "local_scaling_cross_kernel", kernel_spy)
+    model = SMIClustering(2, random_state=0, **params).fit(
+        X[train], partial_labels=y[train])
+    assert model._predicts_by_choice() and rows_seen == [120]
+    kind, fitted = model._linked_fit_rule
+    # by hand: the rows, the paper's rule row by row, the forest on the rows
+    rows = np.sort(np.random.RandomState(model._new_sample_seed).choice(
+        300, 120, replace=False))
+    e = model._x_exponent
+    X_unit = X[train] / 2.0**e
+    K = real_kernel(X_unit[rows], X_unit, model.local_scales_ / 2.0**e,
+                    model.n_neighbors_).toarray()
+    K[np.arange(120), rows] = 0.0  # each row without its own entry
+    safe = np.where(model._normalizer > 0, model._normalizer, 1.0)
+    paper = [np.argmax(K[r] @ model.dual_coef_ / safe) for r in range(120)]
+    forest, order = fit_seed_classifier("auto", X[train][rows],
+                                        model.labels_[rows], model._new_sample_seed)
+    oob = out_of_bag_probabilities(forest, 2).argmax(axis=1)
+    agreement = [adjusted_rand_score(model.labels_[rows], paper),
+                 adjusted_rand_score(model.labels_[rows][order], oob)]
+    assert kind == ["paper", "forest"][int(np.argmax(agreement))]
+    if data == "forest":
+        assert kind == "forest"
+        np.testing.assert_allclose(model.predict_proba(X[new]),
+                                   classifier_probabilities(forest, X[new], 2))
+    else:
+        assert kind == "paper" and fitted is None and agreement[0] == 1.0
+        plain = SMIClustering(2, classifier=None, random_state=0, **params).fit(
+            X[train], partial_labels=y[train])
+        np.testing.assert_array_equal(model.predict(X[new]), plain.predict(X[new]))
+    # the same random_state, the same rule and predictions
+    again = SMIClustering(2, random_state=0, **params).fit(
+        X[train], partial_labels=y[train])
+    assert again._linked_fit_rule[0] == kind
+    np.testing.assert_array_equal(again.predict_proba(X[new]),
+                                  model.predict_proba(X[new]))
+
+
+@pytest.mark.parametrize("n, m", [(5001, 5000), (20000, 5000), (50000, 2000),
+                                  (100000, 1000), (10**6, 1000)])
+def test_the_samples_judging_a_large_fits_rule_are_bounded(n, m):
+    rows = estimator_module._new_sample_rule_rows(n, 7)
+    assert rows.shape == (m,) and np.all(np.diff(rows) > 0)
+    assert rows[0] >= 0 and rows[-1] < n
+    np.testing.assert_array_equal(rows, estimator_module._new_sample_rule_rows(n, 7))
+
+
 def test_fewer_than_one_percent_in_no_link_predict_by_the_choice_too():
     # rule PF5: where rule FS trains no forest (0 < samples in no link < 1 %)
     # new samples take the same held-out choice as when every sample is linked

@@ -122,6 +122,32 @@ def test_weighted_files_by_index_match_the_python_api_json_suspects(work):
         (s["score"] for s in suspects), reverse=True)
 
 
+def test_weighted_links_announce_the_paper_grid_and_count_links_in_effect(work):
+    """With weights and the automatic search the progress line and the
+    summary count the paper's grids of gamma and eta (the links are used as
+    given); links of weight 0 are no links in the counts."""
+    d = work["dir"]
+    must, w_must = work["must"], work["w_must"].copy()
+    w_must[:2] = 0.0
+    with open(d / "must_w0.tsv", "w") as f:
+        f.write("".join(f"{i}\t{j}\t{w}\n" for (i, j), w in zip(must, w_must)))
+    proc = cli("fit", "moons.npy", "-k", "2", "--must-link", "must_w0.tsv",
+               "--cannot-link", "cannot_idx.csv", "--random-state", "0",
+               "--json", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    expected = SMIClustering(2).candidate_parameters(
+        120, n_must=len(must) - 2, n_cannot=len(work["cannot"]),
+        links_as_given=True)
+    assert summary["n_candidates"] == len(expected) == 10 * 4 * 4
+    assert (f"tuning over at most {len(expected)} candidate" in proc.stderr)
+    model = SMIClustering(2, random_state=0).fit(
+        np.load(d / "moons.npy"), must_link=must, cannot_link=work["cannot"],
+        must_link_weight=w_must, cannot_link_weight=np.ones(len(work["cannot"])))
+    assert summary["n_violations"] == model.n_violations_
+    assert summary["n_must_link"] == len(must) - 2
+
+
 def test_unweighted_files_keep_closed_links(work):
     """Without a weight column nothing changes: links closed, no weights."""
     d = work["dir"]

@@ -260,6 +260,36 @@ def test_candidate_parameters_are_the_candidates_fit_tries(blobs3):
         fixed.candidate_parameters(3)
 
 
+@pytest.mark.parametrize("case", ["weighted", "contradictory"])
+def test_candidate_parameters_of_links_used_as_given(blobs3, case):
+    # weighted links, and links that contradict themselves (softened), are
+    # used as given: the default then searches the paper's grids of gamma
+    # and eta, which links_as_given=True lists
+    X, y = blobs3
+    must, cannot = map(np.asarray, sample_links(y, 30, random_state=2))
+    kwargs = {}
+    if case == "weighted":
+        kwargs = dict(must_link_weight=np.full(len(must), 0.5))
+    else:  # a cannot-link between the two ends of a chain of must-links
+        a, b, c = (int(v) for v in np.flatnonzero(y == 0)[[0, 1, 2]])
+        must = np.vstack([must, [[a, b], [b, c]]])
+        cannot = np.vstack([cannot, [[a, c]]])
+        assert len(np.unique(np.sort(np.vstack([must, cannot]), 1), axis=0)) == (
+            len(must) + len(cannot))
+    model = SMIClustering(2, n_neighbors=[2, 5], random_state=0)
+    expected = model.candidate_parameters(
+        X.shape[0], n_must=len(must), n_cannot=len(cannot), links_as_given=True)
+    model.fit(X, must_link=must, cannot_link=cannot, **kwargs)
+    assert model.links_ == "paper"
+    res = model.tuning_results_
+    tried = list(zip(res["param_n_neighbors"].tolist(), res["param_gamma"].tolist(),
+                     res["param_eta"].tolist()))
+    assert tried == expected and len(expected) == 2 * 4 * 4
+    closed = model.candidate_parameters(X.shape[0], n_must=len(must),
+                                        n_cannot=len(cannot))
+    assert len(closed) == 2 * 2 * 2
+
+
 @pytest.mark.parametrize("spreading", [0.0, 0.5])
 def test_training_proba_is_consistent_with_labels(blobs3, spreading):
     X, y = blobs3

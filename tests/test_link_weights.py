@@ -3,6 +3,7 @@ references, weight 1 equal to the paper's 3SMIC, weight 0 equal to no link."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from smiclust import SMIClustering, sample_links
@@ -116,6 +117,34 @@ def test_zero_weight_links_are_neither_counted_nor_ranked(links):
     assert pair == (min(i, j), max(i, j))  # pairs are given as i < j
 
 
+@pytest.mark.parametrize("links", ["closure", "paper"])
+def test_links_of_weight_zero_widen_no_search_and_keep_the_warnings(links):
+    # only links of weight 0: the candidates, labels and LSMI of the fit
+    # without links, and eta's warning that there are no cannot-links
+    import warnings
+
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n_samples=80, centers=2, random_state=0)
+    must, cannot = map(np.asarray, sample_links(y, n_links=8, random_state=0))
+    plain = SMIClustering(2, links=links, random_state=0).fit(X)
+    zero = SMIClustering(2, links=links, random_state=0).fit(
+        X, must_link=must, cannot_link=cannot, must_link_weight=np.zeros(len(must)),
+        cannot_link_weight=np.zeros(len(cannot)))
+    assert zero.n_candidates_ == plain.n_candidates_
+    assert plain.n_candidates_ <= len(plain.candidate_parameters(80)) == 10
+    assert_array_equal(zero.labels_, plain.labels_)
+    assert zero.lsmi_ == plain.lsmi_
+    for kwargs in ({}, dict(cannot_link=cannot,
+                            cannot_link_weight=np.zeros(len(cannot)))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            SMIClustering(2, n_neighbors=5, eta=1.0, links=links,
+                          random_state=0).fit(X, must_link=must, **kwargs)
+        messages = [str(w.message) for w in caught]
+        assert "eta=1.0 is ignored: there are no cannot-links." in messages
+
+
 def test_zero_weight_is_no_link_for_the_default_too():
     # the default's grid of n_neighbors (kNN graph joined by the must-links),
     # the choice of c and the warnings about links no labelling satisfies
@@ -177,6 +206,14 @@ def test_weights_reach_the_solver():
     assert_allclose(np.sort(sol.eigenvalues)[::-1], vals, rtol=1e-8)
 
 
+def test_weights_held_as_python_numbers_are_read_as_floats():
+    # an object array of real numbers (as pandas gives) is read as the links
+    # are, the same weights
+    weights = np.array([1, 0.5, np.float32(2.0)], dtype=object)
+    assert_array_equal(check_link_weights(weights, 3), [1.0, 0.5, 2.0])
+    assert weights.dtype == object  # the caller's array is not changed
+
+
 @pytest.mark.parametrize(
     "weights, error, match",
     [
@@ -189,6 +226,10 @@ def test_weights_reach_the_solver():
         (["a", "b", "c"], TypeError, "real numbers; got an array of dtype <U1"),
         ([True, False, True], TypeError, "dtype bool"),
         ([[1.0, 1.0, 1.0]], ValueError, r"got shape \(1, 3\)"),
+        (sp.csr_matrix([[1.0, 0.5, 2.0]]), TypeError,
+         r"a dense 1-d array of real numbers; got a sparse matrix of shape \(1, 3\)"),
+        (np.array([1.0, "a", 2.0], dtype=object), TypeError, "dtype object"),
+        (np.array([1.0, True, 2.0], dtype=object), TypeError, "dtype object"),
     ],
 )
 def test_bad_weights_are_rejected_by_name(weights, error, match):

@@ -515,3 +515,12 @@ def test_lsmi_score_refuses_missing_values_in_object_labels():
     with pytest.raises(ValueError, match="'labels' parameter of lsmi_score must "
                        "hold a label for every sample .*got 10 missing"):
         lsmi_score(X, labels)
+
+
+@pytest.mark.parametrize("labels", [set(range(2)), {0: 0, 1: 1}, frozenset([0, 1])])
+def test_unordered_labels_are_refused_by_type(labels):
+    # a set or dict has no order to match the rows: named, not "shape ()"
+    X = np.random.RandomState(0).normal(size=(2, 2))
+    name = type(labels).__name__
+    with pytest.raises(TypeError, match=f"Got a {name}, which has no order"):
+        lsmi_score(X, labels, random_state=0)

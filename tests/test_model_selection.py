@@ -211,3 +211,32 @@ def test_connected_grid_keeps_the_t_with_few_components_or_the_fewest():
         if connected_components(A.tocsr(), directed=False)[0] <= 2:
             expected.append(t)
     assert kept == expected and 10 in kept
+
+
+@pytest.mark.parametrize(
+    "lsmi, n_violations, penalty, error, match",
+    [
+        ([0.2, 0.4], [1, 0], np.inf, ValueError,
+         "'violation_penalty'.*finite and >= 0"),
+        ([0.2, 0.4], [1, 0], -1.0, ValueError, "'violation_penalty'.*finite and >= 0"),
+        ([0.2, 0.4], [1, 0], np.nan, ValueError, "'violation_penalty'.*Got nan"),
+        ([0.2, 0.4], [1, 0], "1", TypeError, "'violation_penalty'.*a real number"),
+        ([0.2, 0.4, 0.3], [1, 0], 1.0, ValueError,
+         "one value per candidate each. Got 3 and 2 values"),
+        ([], [], 1.0, ValueError, "'lsmi'.*non-empty 1-d array"),
+        ([0.2, 0.4], [np.nan, 0], 1.0, ValueError, "'n_violations'.*Got nan"),
+        ([0.2, 0.4], [-1, 0], 1.0, ValueError, "'n_violations'.*>= 0"),
+        ([[0.2, 0.4]], [[1, 0]], 1.0, ValueError, r"shape \(1, 2\)"),
+        (["a", "b"], [1, 0], 1.0, TypeError, "'lsmi'.*real numbers"),
+    ],
+)
+def test_selection_criterion_refuses_bad_input_by_name(lsmi, n_violations, penalty,
+                                                       error, match):
+    with pytest.raises(error, match=match):
+        selection_criterion(lsmi, n_violations, violation_penalty=penalty)
+
+
+def test_selection_criterion_ranks_an_unscored_labelling_last():
+    # LSMI may be -inf or NaN (a labelling it could not score): ranked last
+    crit = selection_criterion([0.2, np.nan, -np.inf, 0.4], [0, 0, 0, 1])
+    assert np.argmax(crit) == 0 and np.isneginf(crit[[1, 2]]).all()

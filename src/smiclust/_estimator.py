@@ -164,6 +164,21 @@ SL_VOTE_MAX_SAMPLES = 2000
 #: weight (:data:`smiclust.score_spreading.AUTO_ALPHAS`).
 SPREADING_FOLDS = 5
 
+#: Training samples with which a fit that links (almost) every sample
+#: chooses the rule for new samples (rule PF4): up to this many, all of
+#: them; above it, ``m`` drawn from the fit's seed, this many or fewer
+#: (:func:`_new_sample_rule_rows`), so that the choice computes the
+#: distances of ``m n`` pairs rather than ``n^2`` and its forest is
+#: trained on ``m`` samples (20,000 samples: 34 s before, 11 s on a loaded
+#: machine).
+NEW_SAMPLE_RULE_MAX_SAMPLES = 5000
+
+#: ... at most about this many distances (``m n``), with ``m`` at least
+#: :data:`NEW_SAMPLE_RULE_MIN_SAMPLES`: 5,000 samples up to 20,000 training
+#: samples, 1,000 from 100,000.
+NEW_SAMPLE_RULE_MAX_DISTANCES = 10**8
+NEW_SAMPLE_RULE_MIN_SAMPLES = 1000
+
 #: With ``kernel="auto"`` and two clusters, the fit on the degree-normalised
 #: kernel replaces the fit on the local-scaling kernel only when the LSMI of
 #: its labels is more than this many times the other's: LSMI ranks the two
@@ -532,7 +547,8 @@ class SMIClustering(BaseLinkClustering):
         search scaled with the clusters" and "At most 100 LSMI centres per
         class of a labelling"). An integer keeps every centre.
     lsmi_n_folds : int, default=5
-        Cross-validation folds of LSMI during the search.
+        Cross-validation folds of LSMI during the search; at most the number
+        of samples (more folds than samples are leave-one-out).
     random_state : int, RandomState instance or None, default=None
         Every random choice (eigen-solver start vector, LSMI centres and folds,
         approximate neighbour search) flows from it.
@@ -1096,13 +1112,14 @@ default=None
         design, built here when ``None``; ``search``: its result, taken
         instead of searching again."""
         solver_seed, lsmi_seed = seeds
-        must, cannot = inputs.must_link, inputs.cannot_link
+        present = links_present(inputs)  # a link of weight 0 is no link
         if self.links == "closure" and isinstance(self.n_neighbors, str):
             t_grid = connected_neighbors_grid(
-                graph, t_grid, links_present(inputs).must_link, inputs.n_clusters)
+                graph, t_grid, present.must_link, inputs.n_clusters)
         t_chosen = len(t_grid) > 1
         candidates = self._candidate_grid(
-            t_grid, len(must), len(cannot), inputs.n_clusters, links.groups is not None
+            t_grid, len(present.must_link), len(present.cannot_link),
+            inputs.n_clusters, links.groups is not None
         )
         at_weights = [cand for cand in candidates if tuple(cand[1:]) == weights]
         candidates = at_weights or candidates
@@ -1295,15 +1312,26 @@ default=None
             index[of_kind] = rows[index[of_kind]]
         self.suspect_links_ = {**suspects, "index": index}
 
-    def candidate_parameters(self, n_samples, *, n_must=0, n_cannot=0):
+    def candidate_parameters(self, n_samples, *, n_must=0, n_cannot=0,
+                             links_as_given=False):
         """The ``(n_neighbors, gamma, eta)`` candidates that ``fit`` would try.
+
+        ``fit`` may leave out the ``n_neighbors`` whose graph, joined by the
+        must-links, has more components than clusters (``n_candidates_``
+        counts what it tried).
 
         Parameters
         ----------
         n_samples : int
             Number of training samples.
         n_must, n_cannot : int, default=0
-            Number of distinct must-links and cannot-links.
+            Number of distinct must-links and cannot-links of positive weight
+            (weight 0 is no link).
+        links_as_given : bool, default=False
+            Whether the default's links are used as given rather than closed:
+            links with weights, or links that contradict themselves with
+            ``contradictions="soften"`` (``links_`` is then ``"paper"``, and
+            ``gamma`` and ``eta`` are searched over the paper's grids).
 
         Returns
         -------
@@ -1314,7 +1342,8 @@ default=None
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
         t_grid = self._n_neighbors_grid(int(n_samples))
         c = 2 if isinstance(self.n_clusters, str) else self.n_clusters
-        closed = self.links == "closure" and n_must + n_cannot > 0
+        closed = (self.links == "closure" and n_must + n_cannot > 0
+                  and not links_as_given)
         return self._candidate_grid(t_grid, int(n_must), int(n_cannot), c, closed)
 
     def _n_neighbors_grid(self, n):
@@ -1379,7 +1408,9 @@ default=None
                 )
 
     def _warn_unused_weights(self, inputs):
-        """Warn when a link weight the user set cannot act."""
+        """Warn when a link weight the user set cannot act (a link of weight
+        0 is no link)."""
+        inputs = links_present(inputs)
         eta_set = not isinstance(self.eta, str) and any(
             e != 0 for e in as_grid(self.eta)
         )
@@ -1711,23 +1742,57 @@ default=None
         as new and its own kernel entry removed, the neighbours' vote of the
         others (:func:`~smiclust.score_spreading.left_out_neighbour_labels`),
         the default forest's out-of-bag labels. Ties go to the paper's rule,
-        then to the neighbours."""
+        then to the neighbours. Above :data:`NEW_SAMPLE_RULE_MAX_SAMPLES`
+        training samples, :meth:`_choose_large_fit_rule`."""
         c, labels = self.n_clusters_, self.labels_
+        if labels.size > NEW_SAMPLE_RULE_MAX_SAMPLES:
+            return self._choose_large_fit_rule(X_fit, sigma)
         K = local_scaling_cross_kernel(X_fit, X_fit, sigma, self.n_neighbors_)
         left_out, degree = left_out_neighbour_labels(K, labels, c)
         if getattr(self, "_fit_degrees", None) is not None:
             K = degree_normalized_cross_kernel(K, self._fit_degrees)
         K = (K - sp.diags(K.diagonal())).tocsr()
-        safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
-        paper = np.argmax(np.asarray(K @ self.dual_coef_) / safe, axis=1)
         forest, order = fit_seed_classifier("auto", X_fit, labels,
                                             self._new_sample_seed)
-        oob = out_of_bag_probabilities(forest, c)
-        agreement = [adjusted_rand_score(labels, paper),
+        agreement = [adjusted_rand_score(labels, self._paper_labels(K)),
                      adjusted_rand_score(labels, left_out),
-                     adjusted_rand_score(labels[order], np.argmax(oob, axis=1))]
+                     self._out_of_bag_agreement(forest, labels[order])]
         best = int(np.argmax(agreement))  # the first of the highest
         return [("paper", None), ("neighbours", degree), ("forest", forest)][best]
+
+    def _choose_large_fit_rule(self, X_fit, sigma):
+        """Rule PF4 above :data:`NEW_SAMPLE_RULE_MAX_SAMPLES` training samples:
+        ``("paper", None)`` or ``("forest", model)``, judged as
+        :meth:`_choose_linked_fit_rule` judges them but on that many training
+        samples drawn from the fit's seed (each passed as new without its own
+        kernel entry; the forest trained on them, its out-of-bag labels). The
+        neighbours' vote is not tried: it weighs every training sample by its
+        own left-out degree, which needs the kernel of every training sample
+        passed as new."""
+        labels = self.labels_
+        rows = _new_sample_rule_rows(labels.size, self._new_sample_seed)
+        K = local_scaling_cross_kernel(X_fit[rows], X_fit, sigma, self.n_neighbors_)
+        if getattr(self, "_fit_degrees", None) is not None:
+            K = degree_normalized_cross_kernel(K, self._fit_degrees)
+        K = K.tocoo()
+        own = K.col == rows[K.row]
+        K = sp.csr_matrix((K.data[~own], (K.row[~own], K.col[~own])), shape=K.shape)
+        forest, order = fit_seed_classifier("auto", X_fit[rows], labels[rows],
+                                            self._new_sample_seed)
+        agreement = [adjusted_rand_score(labels[rows], self._paper_labels(K)),
+                     self._out_of_bag_agreement(forest, labels[rows][order])]
+        return [("paper", None), ("forest", forest)][int(np.argmax(agreement))]
+
+    def _paper_labels(self, K):
+        """The paper's out-of-sample labels of kernel rows ``K``."""
+        safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
+        return np.argmax(np.asarray(K @ self.dual_coef_) / safe, axis=1)
+
+    def _out_of_bag_agreement(self, forest, labels):
+        """ARI of the forest's out-of-bag labels against ``labels``, its
+        training rows' labels in its training order."""
+        oob = out_of_bag_probabilities(forest, self.n_clusters_)
+        return adjusted_rand_score(labels, np.argmax(oob, axis=1))
 
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
@@ -1806,7 +1871,10 @@ default=None
         entry, the neighbours' vote of the others, the forest's out-of-bag
         labels; ties to the paper's rule, then the neighbours); chosen, and
         the forest trained, by ``fit``, with the parameters of the fit (rules
-        PF4 and PF5 of docs/beyond-the-paper/research-notes.md). A new sample
+        PF4 and PF5 of docs/beyond-the-paper/research-notes.md). Above 5,000
+        training samples the choice is judged on 1,000-5,000 of them drawn
+        from the fit's seed (at most about 10^8 distances), between the
+        paper's rule and a forest trained on those samples. A new sample
         no training sample reaches keeps the paper's rule.
 
         Parameters
@@ -1964,6 +2032,18 @@ def _cannot_clique_samples(inputs, groups=None):
         groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
     _, first = np.unique(groups.group, return_index=True)  # groups 0 .. g - 1
     return first[cannot_clique(groups)]
+
+
+def _new_sample_rule_rows(n_samples, seed):
+    """The training samples (sorted indices) on which a fit of more than
+    :data:`NEW_SAMPLE_RULE_MAX_SAMPLES` samples judges the rules for new
+    samples: ``min(5000, max(1000, 10**8 // n_samples))`` of them (the
+    constants above), drawn without replacement by ``RandomState(seed)``."""
+    m = min(NEW_SAMPLE_RULE_MAX_SAMPLES,
+            max(NEW_SAMPLE_RULE_MIN_SAMPLES,
+                NEW_SAMPLE_RULE_MAX_DISTANCES // n_samples))
+    rng = np.random.RandomState(seed)
+    return np.sort(rng.choice(n_samples, m, replace=False))
 
 
 def _warn_if_too_few_clusters(clique, n_clusters):

@@ -345,10 +345,17 @@ def check_link_weights(weights, n_pairs, *, name="must_link_weight", owner="fit"
     if weights is None:
         return np.ones(n_pairs)
     prefix = f"The {name!r} parameter of {owner} must be"
+    if sp.issparse(weights):
+        raise TypeError(f"{prefix} a dense 1-d array of real numbers; got a "
+                        f"sparse matrix of shape {weights.shape}.")
     try:
         arr = np.asarray(weights)
     except (ValueError, TypeError):
         raise ValueError(f"{prefix} a 1-d array of numbers; got {weights!r}.") from None
+    if arr.dtype == object and all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+            for v in arr.ravel()):
+        arr = arr.astype(np.float64)  # real numbers held as Python objects
     if arr.dtype.kind == "b" or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):

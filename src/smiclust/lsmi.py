@@ -95,6 +95,12 @@ def _encode_labels(labels, n_samples, owner):
     not a 1-d sequence of ``n_samples`` finite, mutually comparable labels.
     """
     prefix = f"The 'labels' parameter of {owner} must be"
+    if isinstance(labels, (set, frozenset, dict)):  # no order to match the rows
+        raise TypeError(
+            f"{prefix} a 1-d array-like of length {n_samples} in the order of "
+            f"the samples. Got a {type(labels).__name__}, which has no order, "
+            "instead."
+        )
     if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
         raise TypeError(
             f"{prefix} a 1-d array-like of length {n_samples}. Got {labels!r} instead."

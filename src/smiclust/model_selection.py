@@ -23,6 +23,7 @@ itself, computed once per *distinct* labelling (labellings equal up to a
 renaming of the clusters are scored once).
 """
 
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -75,6 +76,9 @@ def candidate_grid(
     nothing with one cluster (every candidate gives the same labelling: the
     first ``t`` and 0 weights).
 
+    Prior validation is assumed: the grids hold what
+    :class:`~smiclust.SMIClustering` accepts (``n_neighbors`` integers).
+
     Returns
     -------
     candidates : list of tuple (int, float, float)
@@ -121,8 +125,7 @@ def selection_criterion(lsmi, n_violations, *, violation_penalty=1.0):
     >>> selection_criterion([0.2, 0.4, 0.3], [4, 0, 2]).round(2).tolist()
     [-0.5, 1.0, 0.25]
     """
-    lsmi = np.asarray(lsmi, dtype=np.float64)
-    nv = np.asarray(n_violations, dtype=np.float64)
+    lsmi, nv = _criterion_inputs(lsmi, n_violations, violation_penalty)
     finite = np.where(np.isfinite(lsmi), lsmi, -np.inf)
     top = finite.max()
     denom = (
@@ -132,6 +135,43 @@ def selection_criterion(lsmi, n_violations, *, violation_penalty=1.0):
     )
     penalty = nv / nv.max() if nv.max() > 0 else np.zeros_like(nv)
     return finite / denom - violation_penalty * penalty
+
+
+def _criterion_inputs(lsmi, n_violations, violation_penalty):
+    """:func:`selection_criterion`'s arrays, checked: one value each per
+    candidate, at least one candidate, violations finite and non-negative,
+    the penalty a finite real number ``>= 0`` (LSMI may be ``-inf`` or NaN:
+    a labelling LSMI could not score ranks last)."""
+    owner = "selection_criterion"
+    arrays = []
+    for name, values in (("lsmi", lsmi), ("n_violations", n_violations)):
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"The '{name}' parameter of {owner} must be a 1-d "
+                            f"array of real numbers. Got {values!r} instead.") from None
+        if array.ndim != 1 or array.size == 0:
+            raise ValueError(f"The '{name}' parameter of {owner} must be a "
+                             "non-empty 1-d array (one value per candidate). "
+                             f"Got an array of shape {array.shape} instead.")
+        arrays.append(array)
+    lsmi, nv = arrays
+    if lsmi.size != nv.size:
+        raise ValueError(f"The 'lsmi' and 'n_violations' parameters of {owner} "
+                         "must hold one value per candidate each. Got "
+                         f"{lsmi.size} and {nv.size} values instead.")
+    if not np.all(np.isfinite(nv) & (nv >= 0)):
+        raise ValueError(f"The 'n_violations' parameter of {owner} must hold "
+                         "finite numbers >= 0. Got "
+                         f"{float(nv[~(np.isfinite(nv) & (nv >= 0))][0])!r} instead.")
+    if (isinstance(violation_penalty, bool)
+            or not isinstance(violation_penalty, numbers.Real)):
+        raise TypeError(f"The 'violation_penalty' parameter of {owner} must be "
+                        f"a real number. Got {violation_penalty!r} instead.")
+    if not (np.isfinite(violation_penalty) and violation_penalty >= 0):
+        raise ValueError(f"The 'violation_penalty' parameter of {owner} must be "
+                         f"finite and >= 0. Got {violation_penalty!r} instead.")
+    return lsmi, nv
 
 
 @dataclass(frozen=True)

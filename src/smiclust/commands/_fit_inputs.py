@@ -107,24 +107,43 @@ class Inputs:
         """Whether a link file had a weight column (then both weights are set)."""
         return self.must_weight is not None
 
+    def _present(self):
+        """The files' must-links and cannot-links of positive weight (a link
+        of weight 0 is no link, as in ``fit``)."""
+        if not self.weighted:
+            return self.must, self.cannot
+        return self.must[self.must_weight > 0], self.cannot[self.cannot_weight > 0]
+
     @functools.cached_property
     def n_links(self):
         """``(n_must, n_cannot)``: the links in effect, each pair once: those
-        of the files and every pair of labelled rows (not formed); counted
-        once (the links do not change after reading)."""
+        of the files of positive weight and every pair of labelled rows (not
+        formed); counted once (the links do not change after reading)."""
         from ..constraints import label_pair_counts
 
-        n_must, n_cannot = len(self.must), len(self.cannot)
+        must, cannot = self._present()
+        n_must, n_cannot = len(must), len(cannot)
         if self.partial_labels is not None:
             label_must, label_cannot = label_pair_counts(self.partial_labels)
             n_must, n_cannot = n_must + label_must, n_cannot + label_cannot
         return n_must, n_cannot
 
+    @functools.cached_property
+    def contradictory(self):
+        """Whether the files' links contradict themselves (a cannot-link
+        inside a chain of must-links)."""
+        from ..link_groups import link_groups
+
+        must, cannot = self._present()
+        if not len(must) or not len(cannot):
+            return False
+        return link_groups(must, cannot, self.X.shape[0]).n_contradictions > 0
+
     def n_violated(self, labels):
         """Links in effect (:attr:`n_links`) that ``labels`` violate."""
         from ..constraints import count_violations, violated_label_pairs
 
-        n = count_violations(labels, self.must, self.cannot)
+        n = count_violations(labels, *self._present())
         if self.partial_labels is not None:
             n += violated_label_pairs(self.partial_labels, labels)
         return int(n)

@@ -72,7 +72,10 @@ parameters:
   'auto' (default) chooses n_neighbors in 1..10 (those whose graph, joined
   by the must-links, has at most N components), and gamma and eta in {0, 1}
   (smiclust.model_selection.CLOSURE_GAMMAS, CLOSURE_ETAS), by the 3SMIC
-  criterion (LSMI, then violated links): at most 40 candidates. Fixed values,
+  criterion (LSMI, then violated links): at most 40 candidates. Links with
+  a weight column, or links that contradict themselves (with --contradictions
+  soften), are used as given: gamma and eta then in {0, 0.1, 1, 10}, at
+  most 160 candidates. Fixed values,
   or short comma-separated lists, are faster. gamma matters only with
   must-links, eta only with cannot-links and N = 2; the summary's "tuned"
   lists what was searched.
@@ -303,11 +306,17 @@ def _count(number, noun):
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _count_candidates(model, n, n_must, n_cannot):
-    """How many (n_neighbors, gamma, eta) settings fit will try, for the progress
-    line; None when the parameters are invalid (fit then says why)."""
+def _count_candidates(model, inputs, contradictions):
+    """How many (n_neighbors, gamma, eta) settings fit will try at most, for
+    the progress line and the summary; None when the parameters are invalid
+    (fit then says why)."""
+    n_must, n_cannot = inputs.n_links
+    as_given = inputs.weighted or (contradictions == "soften"
+                                   and inputs.contradictory)
     try:
-        return len(model.candidate_parameters(n, n_must=n_must, n_cannot=n_cannot))
+        return len(model.candidate_parameters(
+            inputs.X.shape[0], n_must=n_must, n_cannot=n_cannot,
+            links_as_given=as_given))
     except (ValueError, TypeError):
         return None
 
@@ -361,7 +370,7 @@ def _announce(args, model, inputs, rep):
     """Progress lines before the fit; returns the number of candidates."""
     n, d = inputs.X.shape
     n_must, n_cannot = inputs.n_links
-    n_candidates = _count_candidates(model, n, n_must, n_cannot)
+    n_candidates = _count_candidates(model, inputs, args.contradictions)
     labelled = ("" if inputs.n_labeled is None else
                 f" (with {_count(inputs.n_labeled, 'labelled row')})")
     rep.progress(f"{args.data}: {_count(n, 'row')}, {_count(d, 'feature')}; "

@@ -64,6 +64,7 @@ __all__ = [
     "AUTO_T_METHODS",
     "FITTERS",
     "ari_unlinked",
+    "draw_partial_labels",
     "links_only_labels",
     "unlinked_mask",
     "plan_runs",
@@ -235,14 +236,22 @@ def _draw_links(y, protocol, fraction, seed, noise=None):
     if protocol != "labels":
         raise ValueError(f"The 'protocol' of a run must be one of {PROTOCOLS}. "
                          f"Got {protocol!r} instead.")
+    partial = draw_partial_labels(y, fraction, seed)
+    must, cannot = pairs_from_labels(partial)
+    return must, cannot, partial, None
+
+
+def draw_partial_labels(y, fraction, seed):
+    """The partial labels of a run of the labels protocol: ``round(fraction
+    n)`` samples drawn by ``RandomState(seed)`` keep their class code
+    (``0 .. c - 1``), the others get -1."""
     n = y.shape[0]
     rng = np.random.RandomState(seed)
     chosen = rng.choice(n, size=int(round(fraction * n)), replace=False)
     codes = np.unique(y, return_inverse=True)[1].astype(np.intp)
     partial = np.full(n, -1, dtype=np.intp)
     partial[chosen] = codes[chosen]
-    must, cannot = pairs_from_labels(partial)
-    return must, cannot, partial, None
+    return partial
 
 
 def ari_unlinked(y, labels, must, cannot):
