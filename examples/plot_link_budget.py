@@ -13,14 +13,14 @@ person who knows the truth are compared, five random draws each:
   ``k (k - 1) / 2`` links, but all between the same ``k`` samples.
 
 Left, per link: random pairs are worth far more. 320 random links (1.5 % of
-all pairs) give ARI 0.98, the 780 links among 40 labelled samples only 0.32 --
+all pairs) give ARI 0.97, the 780 links among 40 labelled samples only 0.31 --
 links among few samples repeat what those samples already say. The random-pair
 curve is steep between 0.2 % and 1.5 % of all pairs, where the spread over
 draws is largest (+- 0.25 at 80 links: which pairs happen to be asked
 matters), and flat beyond. Right, per answer: labels are cheaper up to about
 a hundred answers, because ``k`` answers give ``k (k - 1) / 2`` links: 80
-labels give 0.59 against 0.22 for 80 pairs; from 160 answers on the two meet
-(0.87 and 0.83) and pairs go on to 1.00. So count the cost in the unit you
+labels give 0.58 against 0.22 for 80 pairs; from 160 answers on the two meet
+(0.89 and 0.80) and pairs go on to 1.00. So count the cost in the unit you
 pay for: if links come from labelling samples, label a few dozen to a few
 hundred; if each pair is a separate question, plan on one to two percent of
 all pairs.

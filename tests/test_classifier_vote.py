@@ -456,6 +456,20 @@ def test_a_large_fit_with_every_sample_linked_judges_the_rules_on_a_sample(
                                   model.predict_proba(X[new]))
 
 
+def test_a_long_rule_choice_is_announced_before_it_starts(monkeypatch, capsys):
+    # from _ANNOUNCED_RULE_SAMPLES training samples (here set to 100) a
+    # verbose fit says what it is doing before the seconds of the choice
+    monkeypatch.setattr(estimator_module, "_ANNOUNCED_RULE_SAMPLES", 100)
+    X, y = _one_informative_feature(n=300, seed=6)
+    SMIClustering(2, random_state=0, verbose=1).fit(X, partial_labels=y)
+    err = capsys.readouterr().err
+    assert ("new samples: every sample is linked, so the rule for new ones is "
+            "chosen on 300 training samples held out in turn") in err
+    monkeypatch.setattr(estimator_module, "_ANNOUNCED_RULE_SAMPLES", 301)
+    SMIClustering(2, random_state=0, verbose=1).fit(X, partial_labels=y)
+    assert "every sample is linked" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("n, m", [(5001, 5000), (20000, 5000), (50000, 2000),
                                   (100000, 1000), (10**6, 1000)])
 def test_the_samples_judging_a_large_fits_rule_are_bounded(n, m):

@@ -895,3 +895,26 @@ def test_classifier_given_as_a_class_is_refused_by_name():
     with pytest.raises(ValueError, match="'classifier' parameter of SMIClustering "
                        "must be .*an instance with methods 'fit', 'predict_proba'"):
         SMIClustering(2, classifier=LogisticRegression).fit(X)
+
+
+def test_an_approximate_neighbour_search_is_announced(monkeypatch, capsys):
+    # pynndescent compiles on its first search in a process (about half a
+    # minute): a verbose fit says so before it starts; an exact one does not
+    import smiclust.base as base_module
+
+    searched = []
+    real = base_module.nearest_neighbors
+
+    def exact_instead(X, n_neighbors, **kwargs):
+        searched.append(kwargs["algorithm"])
+        return real(X, n_neighbors, **{**kwargs, "algorithm": "exact"})
+
+    monkeypatch.setattr(base_module, "nearest_neighbors", exact_instead)
+    X, _ = make_blobs(60, centers=2, random_state=0)
+    SMIClustering(2, n_neighbors=5, neighbor_algorithm="approximate", verbose=1,
+                  random_state=0).fit(X)
+    assert searched == ["approximate"]
+    assert ("searching 5 neighbours of 60 samples approximately (pynndescent"
+            in capsys.readouterr().err)
+    SMIClustering(2, n_neighbors=5, verbose=1, random_state=0).fit(X)
+    assert "approximately" not in capsys.readouterr().err

@@ -135,6 +135,40 @@ def test_cross_kernel_of_copies_in_many_dimensions_is_exact(sparse):
     assert K[0, 40] == K[0, 41] == 1.0 and K[1, 42] == 1.0
 
 
+@pytest.mark.parametrize("far", [1e9, 9.99e9])
+def test_cross_kernel_with_a_far_row_is_exact_and_recomputes_few_pairs(
+        monkeypatch, far):
+    # one fitted row far away (an outlier, a missing-value code) widens the
+    # rounding bound of its own pairs only: the kernel is the exact one, and
+    # the distances computed again from the differences are a few per new
+    # row, not every pair (before: all 60 x 400 of them)
+    import smiclust.kernels as kernels_module
+
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(400, 5))
+    X[7, 0] = far
+    X_new = np.vstack([rng.normal(size=(59, 5)), X[7] + 1.0])
+    t = 4
+    sigma = local_scales(nearest_neighbors(X, t), t)
+    computed = []
+    real = kernels_module.pair_distances
+
+    def spy(A, B, rows, cols):
+        computed.append(len(rows))
+        return real(A, B, rows, cols)
+
+    monkeypatch.setattr(kernels_module, "pair_distances", spy)
+    K = local_scaling_cross_kernel(X_new, X, sigma, t).toarray()
+    assert sum(computed) < 60 * 40
+    D = np.sqrt(((X_new[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    for a in range(len(X_new)):
+        s_new = np.sort(D[a])[t - 1]
+        inside = (D[a] <= s_new) | (D[a] <= sigma)
+        expected = np.where(inside, np.exp(-D[a] ** 2 / (2 * s_new * sigma)), 0)
+        assert_allclose(K[a], expected, rtol=1e-12, atol=1e-300)
+    assert K[59, 7] > 0  # the far new row's own neighbour is the far fitted row
+
+
 def test_cross_kernel_new_scale_below_every_fitted_scale_is_the_paper_s():
     # sigma' is the distance to the t-th nearest fitted sample, even when it
     # is below every fitted scale (it was raised to the smallest of them:

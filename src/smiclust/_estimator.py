@@ -179,6 +179,10 @@ NEW_SAMPLE_RULE_MAX_SAMPLES = 5000
 NEW_SAMPLE_RULE_MAX_DISTANCES = 10**8
 NEW_SAMPLE_RULE_MIN_SAMPLES = 1000
 
+#: From this many training samples the choice is announced before it starts
+#: (it takes seconds).
+_ANNOUNCED_RULE_SAMPLES = 2000
+
 #: With ``kernel="auto"`` and two clusters, the fit on the degree-normalised
 #: kernel replaces the fit on the local-scaling kernel only when the LSMI of
 #: its labels is more than this many times the other's: LSMI ranks the two
@@ -1839,6 +1843,13 @@ default=None
         if not self._predicts_by_choice():
             return None, None
         start = time.perf_counter()
+        n = self.labels_.size
+        if n >= _ANNOUNCED_RULE_SAMPLES:  # seconds of silence otherwise
+            judged = (n if n <= NEW_SAMPLE_RULE_MAX_SAMPLES
+                      else _new_sample_rule_rows(n, 0).size)
+            progress(self.verbose, "new samples: every sample is linked, so the "
+                     f"rule for new ones is chosen on {judged} training samples "
+                     "held out in turn")
         rule = self._choose_linked_fit_rule(X_fit, sigma)
         if time.perf_counter() - start > 1.0:  # a step the user waits for
             progress(self.verbose, f"new samples: {rule[0]} chosen by held-out "

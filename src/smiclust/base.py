@@ -22,10 +22,11 @@ from .constraints import (
     link_matrix,
     warn_conflicting_links,
 )
-from .neighbors import nearest_neighbors
+from .neighbors import nearest_neighbors, resolve_algorithm
 from .utils import (
     at_unit_scale,
     draw_seeds,
+    progress,
     validate_params,
     validate_training_samples,
 )
@@ -162,6 +163,12 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         The kernels are invariant to a global scaling of ``X``, and squared
         distances of extreme values would overflow or underflow.
         """
+        n = inputs.X.shape[0]
+        if resolve_algorithm(self.neighbor_algorithm, n) == "approximate":
+            progress(getattr(self, "verbose", 0),
+                     f"searching {n_neighbors} neighbours of {n} samples "
+                     "approximately (pynndescent; its first search in a "
+                     "process compiles for about half a minute)")
         return nearest_neighbors(
             at_unit_scale(inputs.X, inputs.exponent),
             n_neighbors,

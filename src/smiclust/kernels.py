@@ -219,17 +219,27 @@ def local_scaling_cross_kernel(
     # with the norms and the number of features (copies come out 1e-7
     # apart): every entry within this bound of the selection is computed
     # again from the differences, so the kernel is the one of the exact
-    # distances, as the fit's is
-    new_sq = row_norms(X_new, squared=True)
-    fit_sq = row_norms(X_fit, squared=True)
-    slack = np.sqrt(4.0 * np.finfo(np.float64).eps * (X_fit.shape[1] + 2)
-                    * (new_sq + fit_sq.max()))
+    # distances, as the fit's is. The bound of a pair is
+    # sqrt(4 eps (d + 2) (||x||^2 + ||y||^2)) <= s(x) + s(y), with
+    # s(x) = sqrt(4 eps (d + 2) ||x||^2): a pair's own norms, so that one far
+    # row (an outlier, a missing-value code such as 9.99e9) widens the
+    # bounds of its own pairs only, not those of every pair. The t-th
+    # distance itself is off by at most the bound of one of the t pairs
+    # nearest in the expansion, whose largest s(y) each row adds
+    unit = 4.0 * np.finfo(np.float64).eps * (X_fit.shape[1] + 2)
+    slack_new = np.sqrt(unit * row_norms(X_new, squared=True))
+    slack_fit = np.sqrt(unit * row_norms(X_fit, squared=True))
 
     def reduce(D, start):
         n_rows = D.shape[0]
-        rough = np.partition(D, t - 1, axis=1)[:, t - 1]
-        margin = slack[start:start + n_rows, None]
-        candidate = (D <= rough[:, None] + margin) | (D <= sigma_fit[None, :] + margin)
+        nearest = np.argpartition(D, t - 1, axis=1)[:, :t]
+        rough = np.take_along_axis(D, nearest[:, t - 1:], axis=1)[:, 0]
+        margin = slack_new[start:start + n_rows]
+        reach = rough + 2.0 * margin + slack_fit[nearest].max(axis=1)
+        D -= slack_fit[None, :]  # in place: D_ij - s(y_j), then minus sigma_j
+        candidate = D <= reach[:, None]
+        D -= sigma_fit[None, :]
+        candidate |= D <= margin[:, None]
         candidate &= np.isfinite(rough)[:, None]  # overflowed: too far
         rows, cols = np.nonzero(candidate)  # row-major: grouped by row
         exact = pair_distances(X_new, X_fit, rows + start, cols)

@@ -455,7 +455,8 @@ class SpectralLearning(BaseLinkClustering):
     :math:`N` is sparse and never formed densely; the known eigenvectors for the
     eigenvalue 1 (component indicators) are deflated, so graphs with many
     connected components (e.g. spam at ``n_neighbors=1``) are solved exactly and
-    quickly (see :func:`spectral_learning_embedding`).
+    quickly (``smiclust.baselines._spectral_learning.spectral_learning_embedding``,
+    a private helper).
 
     Parameters
     ----------
