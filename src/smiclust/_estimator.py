@@ -1846,7 +1846,7 @@ default=None
         n = self.labels_.size
         if n >= _ANNOUNCED_RULE_SAMPLES:  # seconds of silence otherwise
             judged = (n if n <= NEW_SAMPLE_RULE_MAX_SAMPLES
-                      else _new_sample_rule_rows(n, 0).size)
+                      else _new_sample_rule_size(n))
             progress(self.verbose, "new samples: every sample is linked, so the "
                      f"rule for new ones is chosen on {judged} training samples "
                      "held out in turn")
@@ -2045,16 +2045,23 @@ def _cannot_clique_samples(inputs, groups=None):
     return first[cannot_clique(groups)]
 
 
+def _new_sample_rule_size(n_samples):
+    """How many training samples judge the rules for new samples above
+    :data:`NEW_SAMPLE_RULE_MAX_SAMPLES`: ``min(5000, max(1000, 10**8 //
+    n_samples))`` (the constants above)."""
+    return min(NEW_SAMPLE_RULE_MAX_SAMPLES,
+               max(NEW_SAMPLE_RULE_MIN_SAMPLES,
+                   NEW_SAMPLE_RULE_MAX_DISTANCES // n_samples))
+
+
 def _new_sample_rule_rows(n_samples, seed):
     """The training samples (sorted indices) on which a fit of more than
     :data:`NEW_SAMPLE_RULE_MAX_SAMPLES` samples judges the rules for new
-    samples: ``min(5000, max(1000, 10**8 // n_samples))`` of them (the
-    constants above), drawn without replacement by ``RandomState(seed)``."""
-    m = min(NEW_SAMPLE_RULE_MAX_SAMPLES,
-            max(NEW_SAMPLE_RULE_MIN_SAMPLES,
-                NEW_SAMPLE_RULE_MAX_DISTANCES // n_samples))
+    samples: :func:`_new_sample_rule_size` of them, drawn without
+    replacement by ``RandomState(seed)``."""
     rng = np.random.RandomState(seed)
-    return np.sort(rng.choice(n_samples, m, replace=False))
+    return np.sort(rng.choice(n_samples, _new_sample_rule_size(n_samples),
+                              replace=False))
 
 
 def _warn_if_too_few_clusters(clique, n_clusters):
