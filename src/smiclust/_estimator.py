@@ -1746,57 +1746,44 @@ default=None
         as new and its own kernel entry removed, the neighbours' vote of the
         others (:func:`~smiclust.score_spreading.left_out_neighbour_labels`),
         the default forest's out-of-bag labels. Ties go to the paper's rule,
-        then to the neighbours. Above :data:`NEW_SAMPLE_RULE_MAX_SAMPLES`
-        training samples, :meth:`_choose_large_fit_rule`."""
+        then to the neighbours.
+
+        Above :data:`NEW_SAMPLE_RULE_MAX_SAMPLES` training samples the
+        rules are judged on :func:`_new_sample_rule_rows` of them (the
+        forest trained on those), and the neighbours' vote is not tried: it
+        weighs every training sample by its own left-out degree, which needs
+        the kernel of every training sample passed as new."""
         c, labels = self.n_clusters_, self.labels_
-        if labels.size > NEW_SAMPLE_RULE_MAX_SAMPLES:
-            return self._choose_large_fit_rule(X_fit, sigma)
-        K = local_scaling_cross_kernel(X_fit, X_fit, sigma, self.n_neighbors_)
-        left_out, degree = left_out_neighbour_labels(K, labels, c)
+        every = labels.size <= NEW_SAMPLE_RULE_MAX_SAMPLES
+        rows = (np.arange(labels.size) if every
+                else _new_sample_rule_rows(labels.size, self._new_sample_seed))
+        X_held = X_fit if every else X_fit[rows]
+        K = local_scaling_cross_kernel(X_held, X_fit, sigma, self.n_neighbors_)
+        if every:
+            left_out, degree = left_out_neighbour_labels(K, labels, c)
         if getattr(self, "_fit_degrees", None) is not None:
             K = degree_normalized_cross_kernel(K, self._fit_degrees)
-        K = (K - sp.diags(K.diagonal())).tocsr()
-        forest, order = fit_seed_classifier("auto", X_fit, labels,
+        K = _without_own_entries(K, rows)
+        options = [("paper", None)]
+        agreement = [adjusted_rand_score(
+            labels[rows], self._paper_argmax(np.asarray(K @ self.dual_coef_)))]
+        if every:
+            options.append(("neighbours", degree))
+            agreement.append(adjusted_rand_score(labels, left_out))
+        forest, order = fit_seed_classifier("auto", X_held, labels[rows],
                                             self._new_sample_seed)
-        agreement = [adjusted_rand_score(labels, self._paper_labels(K)),
-                     adjusted_rand_score(labels, left_out),
-                     self._out_of_bag_agreement(forest, labels[order])]
-        best = int(np.argmax(agreement))  # the first of the highest
-        return [("paper", None), ("neighbours", degree), ("forest", forest)][best]
+        oob = out_of_bag_probabilities(forest, c)
+        options.append(("forest", forest))
+        agreement.append(adjusted_rand_score(labels[rows][order],
+                                             np.argmax(oob, axis=1)))
+        return options[int(np.argmax(agreement))]  # the first of the highest
 
-    def _choose_large_fit_rule(self, X_fit, sigma):
-        """Rule PF4 above :data:`NEW_SAMPLE_RULE_MAX_SAMPLES` training samples:
-        ``("paper", None)`` or ``("forest", model)``, judged as
-        :meth:`_choose_linked_fit_rule` judges them but on that many training
-        samples drawn from the fit's seed (each passed as new without its own
-        kernel entry; the forest trained on them, its out-of-bag labels). The
-        neighbours' vote is not tried: it weighs every training sample by its
-        own left-out degree, which needs the kernel of every training sample
-        passed as new."""
-        labels = self.labels_
-        rows = _new_sample_rule_rows(labels.size, self._new_sample_seed)
-        K = local_scaling_cross_kernel(X_fit[rows], X_fit, sigma, self.n_neighbors_)
-        if getattr(self, "_fit_degrees", None) is not None:
-            K = degree_normalized_cross_kernel(K, self._fit_degrees)
-        K = K.tocoo()
-        own = K.col == rows[K.row]
-        K = sp.csr_matrix((K.data[~own], (K.row[~own], K.col[~own])), shape=K.shape)
-        forest, order = fit_seed_classifier("auto", X_fit[rows], labels[rows],
-                                            self._new_sample_seed)
-        agreement = [adjusted_rand_score(labels[rows], self._paper_labels(K)),
-                     self._out_of_bag_agreement(forest, labels[rows][order])]
-        return [("paper", None), ("forest", forest)][int(np.argmax(agreement))]
-
-    def _paper_labels(self, K):
-        """The paper's out-of-sample labels of kernel rows ``K``."""
+    def _paper_argmax(self, R):
+        """The paper's out-of-sample labels from the responses ``R`` (kernel
+        rows times ``dual_coef_``): the argmax of each response over its
+        cluster's normaliser."""
         safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
-        return np.argmax(np.asarray(K @ self.dual_coef_) / safe, axis=1)
-
-    def _out_of_bag_agreement(self, forest, labels):
-        """ARI of the forest's out-of-bag labels against ``labels``, its
-        training rows' labels in its training order."""
-        oob = out_of_bag_probabilities(forest, self.n_clusters_)
-        return adjusted_rand_score(labels, np.argmax(oob, axis=1))
+        return np.argmax(R / safe, axis=1)
 
     def _new_scores(self, X):
         """Responses of new samples (the paper's rule), their clipped,
@@ -1899,8 +1886,7 @@ default=None
         R, _, F = self._new_scores(X)
         if R is None:  # the forest scores every sample
             return np.argmax(F, axis=1)
-        safe = np.where(self._normalizer > 0, self._normalizer, 1.0)
-        labels = np.argmax(R / safe, axis=1)
+        labels = self._paper_argmax(R)
         if F is not None:
             heard = F.sum(axis=1) > 0
             labels[heard] = np.argmax(F[heard], axis=1)
@@ -2043,6 +2029,14 @@ def _cannot_clique_samples(inputs, groups=None):
         groups = link_groups(inputs.must_link, inputs.cannot_link, inputs.n_samples)
     _, first = np.unique(groups.group, return_index=True)  # groups 0 .. g - 1
     return first[cannot_clique(groups)]
+
+
+def _without_own_entries(K, rows):
+    """Kernel rows ``K`` of the training samples ``rows`` passed as new,
+    without each one's own entry (column ``rows[r]`` of row ``r``)."""
+    K = K.tocoo()
+    keep = K.col != rows[K.row]
+    return sp.csr_matrix((K.data[keep], (K.row[keep], K.col[keep])), shape=K.shape)
 
 
 def _new_sample_rule_size(n_samples):
