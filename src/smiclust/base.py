@@ -190,13 +190,17 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         return tags
 
 
+def positive_weight_rows(links, weights):
+    """Rows of ``links`` whose weight is positive (all when ``weights`` is
+    ``None``): a link of weight 0 is no link (the same fit as without it)."""
+    return np.arange(len(links)) if weights is None else np.flatnonzero(weights > 0)
+
+
 def present_link_rows(inputs):
     """Rows of the must-links and of the cannot-links of ``inputs`` whose
-    weight is positive (all without weights): a link of weight 0 is no link
-    (the same fit as without it)."""
-    return tuple(np.arange(len(links)) if w is None else np.flatnonzero(w > 0)
-                 for links, w in ((inputs.must_link, inputs.must_weight),
-                                  (inputs.cannot_link, inputs.cannot_weight)))
+    weight is positive (:func:`positive_weight_rows`)."""
+    return (positive_weight_rows(inputs.must_link, inputs.must_weight),
+            positive_weight_rows(inputs.cannot_link, inputs.cannot_weight))
 
 
 def links_present(inputs):

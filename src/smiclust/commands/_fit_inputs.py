@@ -110,9 +110,10 @@ class Inputs:
     def _present(self):
         """The files' must-links and cannot-links of positive weight (a link
         of weight 0 is no link, as in ``fit``)."""
-        if not self.weighted:
-            return self.must, self.cannot
-        return self.must[self.must_weight > 0], self.cannot[self.cannot_weight > 0]
+        from ..base import positive_weight_rows
+
+        return (self.must[positive_weight_rows(self.must, self.must_weight)],
+                self.cannot[positive_weight_rows(self.cannot, self.cannot_weight)])
 
     @functools.cached_property
     def n_links(self):
