@@ -19,7 +19,7 @@ from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
 
 from smiclust import sample_links
-from smiclust.datasets import DATASETS
+from smiclust.datasets import DATASETS, SKLEARN_DATASETS
 
 FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
 
@@ -202,9 +202,22 @@ def test_datasets_listing(tmp_path):
     proc = cli("datasets", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     listing = json.loads(proc.stdout)
-    assert [d["name"] for d in listing] == list(DATASETS)
+    assert [d["name"] for d in listing] == [*DATASETS, "iris", "wine",
+                                            "breast_cancer"]
     sonar = next(d for d in listing if d["name"] == "sonar")
     assert (sonar["n_samples"], sonar["n_features"], sonar["n_classes"]) == (208, 60, 2)
+    assert sonar["source"] == "shipped"
+    wine = next(d for d in listing if d["name"] == "wine")
+    assert (wine["n_samples"], wine["n_classes"], wine["source"]) == (
+        178, 3, "scikit-learn")
+    # the sets reproduce --datasets accepts export too
+    proc = cli("datasets", "wine", "--out", "wine.csv", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = (tmp_path / "wine.csv").read_text().splitlines()
+    assert rows[0].split(",")[-1] == "label" and len(rows) == 179
+    X, y = SKLEARN_DATASETS["wine"].load()
+    first = rows[1].split(",")
+    assert [float(v) for v in first[:-1]] == X[0].tolist() and int(first[-1]) == y[0]
 
 
 def test_malformed_file_in_a_real_process(work):

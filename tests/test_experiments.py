@@ -989,3 +989,29 @@ def test_make_config_refuses_what_no_run_can_use(change, match):
     parts.update(change)
     with pytest.raises(ValueError, match=match):
         make_config("x", **parts)
+
+
+def test_runs_skipped_as_not_installed_are_redone_once_the_peer_is(monkeypatch):
+    # "pip install 'smiclust[bench]'", as the skip says, and run again: the
+    # peer's runs are done then, not kept as skipped for ever
+    from smiclust.experiments import _peers
+
+    runs = [{"run_id": name} for name in ("a", "b", "c", "d")]
+    records = [
+        {"run_id": "a", "status": "ok", "method": "smic", "error": ""},
+        {"run_id": "b", "status": "skipped", "method": "pckmeans",
+         "error": "active-semi-supervised-clustering is not installed "
+                  "(pip install 'smiclust[bench]')"},
+        {"run_id": "c", "status": "skipped", "method": "pckmeans",
+         "error": "exceeded the time budget of 120 s"},
+    ]
+
+    def to_do():
+        return [r["run_id"] for r in _runner._runs_to_do(
+            runs, records, retry_failed=False, rerun_before=None)]
+
+    monkeypatch.setattr(_peers, "peer_unavailable_reason", lambda name: None)
+    assert to_do() == ["b", "d"]
+    monkeypatch.setattr(_peers, "peer_unavailable_reason",
+                        lambda name: f"{name} is not installed")
+    assert to_do() == ["d"]

@@ -6,13 +6,14 @@ sha256 is set to its digest, and the loader must find, verify and parse it.
 
 import hashlib
 import re
+import textwrap
 
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 from sklearn.utils import Bunch
 
-from smiclust.datasets import _mnist, load_mnist
+from smiclust.datasets import DataChecksumError, _mnist, load_mnist
 
 MNIST_COUNTS = [6903, 7877, 6990, 7141, 6824, 6313, 6876, 7293, 6825, 6958]
 
@@ -98,9 +99,42 @@ def test_checksum_mismatch_names_file_and_digests(tmp_path, no_env):
     with pytest.raises(ValueError, match="Checksum mismatch") as excinfo:
         load_mnist(data_home=tmp_path)
     message = str(excinfo.value)
+    assert isinstance(excinfo.value, DataChecksumError)
     assert str(path) in message
     assert _mnist._SHA256 in message and digest in message
-    assert "data catalogue" in message
+    assert _mnist._ARRAYS_SHA256 in message
+    assert "help(smiclust.datasets.load_mnist)" in message
+
+
+def test_a_copy_built_from_the_idx_files_is_accepted_by_its_arrays(
+        tmp_path, monkeypatch, no_env):
+    # the recipe of load_mnist's Notes, run on small IDX files: another .npz
+    # archive (other bytes) holding the recorded arrays is accepted
+    rng = np.random.RandomState(0)
+    parts = {"train": (5, 16), "t10k": (3, 16)}
+    images, labels = [], []
+    for name, (n, header) in parts.items():
+        X = rng.randint(0, 256, size=(n, 784)).astype(np.uint8)
+        y = rng.randint(0, 10, size=n).astype(np.uint8)
+        (tmp_path / f"{name}-images-idx3-ubyte").write_bytes(
+            bytes(header) + X.tobytes())
+        (tmp_path / f"{name}-labels-idx1-ubyte").write_bytes(bytes(8) + y.tobytes())
+        images.append(X)
+        labels.append(y)
+    recipe = load_mnist.__doc__.split("so ::")[1].split("A file built")[0]
+    monkeypatch.chdir(tmp_path)
+    exec(textwrap.dedent(recipe), {})
+    X_all, y_all = np.concatenate(images), np.concatenate(labels)
+    expected = hashlib.sha256(X_all.tobytes() + y_all.tobytes()).hexdigest()
+    monkeypatch.setattr(_mnist, "_ARRAYS_SHA256", expected)
+    X_out, y_out = load_mnist(data_home=tmp_path)
+    assert_array_equal(X_out, X_all) and y_out.tolist() == y_all.tolist()
+    # one pixel changed: refused, by both digests
+    X_bad = X_all.copy()
+    X_bad[0, 0] ^= 1
+    np.savez_compressed(tmp_path / _mnist.MNIST_FILE, X=X_bad, y=y_all)
+    with pytest.raises(DataChecksumError, match="holds other images"):
+        load_mnist(data_home=tmp_path)
 
 
 def test_corrupted_byte_fails_the_check(tmp_path, monkeypatch, no_env):

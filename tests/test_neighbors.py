@@ -1,8 +1,11 @@
 """Neighbour search: exact against brute force, approximate against exact."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
+from sklearn.datasets import make_blobs
 
 from smiclust.neighbors import DISTINCT_ROWS_FRACTION, nearest_neighbors, unique_rows
 
@@ -228,3 +231,36 @@ def test_sparse_rows_that_are_mostly_copies_are_searched_among_distinct_rows():
     np.testing.assert_array_equal(sparse.indices, dense.indices)
     np.testing.assert_array_equal(sparse.distances, dense.distances)
     assert (sparse.distances[:, 1:] > 0).all()  # one copy, then other rows
+
+
+@pytest.mark.filterwarnings("ignore:No feasible non-trivial eigenvector")
+def test_auto_without_pynndescent_warns_and_records_the_exact_search(monkeypatch):
+    # "auto" at the threshold would search approximately; without the extra
+    # the search is exact, and the user is told (not a silent change of labels)
+    import sys
+
+    import smiclust.neighbors as neighbors_module
+    from smiclust import ConstrainedSpectralClustering, SMIClustering, SpectralLearning
+
+    monkeypatch.setattr(neighbors_module, "APPROXIMATE_THRESHOLD", 60)
+    monkeypatch.setitem(sys.modules, "pynndescent", None)  # import fails
+    X, _ = make_blobs(80, 3, centers=2, random_state=0)
+    assert neighbors_module.resolve_algorithm("auto", 80) == "exact"
+    assert neighbors_module.approximate_search_missing("auto", 80)
+    assert not neighbors_module.approximate_search_missing("auto", 59)
+    assert not neighbors_module.approximate_search_missing("exact", 80)
+    for model in (SMIClustering(2, n_neighbors=5, random_state=0),
+                  SpectralLearning(2, n_neighbors=5, random_state=0),
+                  ConstrainedSpectralClustering(2, n_neighbors=5, random_state=0)):
+        with pytest.warns(UserWarning, match=r"n_samples=80 >= 60.*pynndescent, "
+                          r"which is not installed.*smiclust\[ann\]") as caught:
+            model.fit(X, must_link=[[0, 1]])
+        # the warning points at the caller's line, not inside the package
+        assert any(w.filename == __file__ for w in caught)
+        assert model.neighbor_algorithm_ == "exact"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = SMIClustering(2, n_neighbors=5, neighbor_algorithm="exact",
+                               random_state=0).fit(X[:59])
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(X[:59])
+    assert fitted.neighbor_algorithm_ == "exact"

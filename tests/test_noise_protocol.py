@@ -293,6 +293,34 @@ def test_noise_report_checks_from_hand_made_records(tmp_path):
     assert "| sonar (raw) | 1 % | 10 % | 22 | 0.50 ± 0.00 | 0.90 ± 0.00 |" in report
 
 
+
+def test_a_check_without_cells_is_not_evaluated(tmp_path):
+    # the peers skipped (not installed): their check is not "0 of 0 pass"
+    from smiclust.experiments import write_noise_report
+
+    rows = []
+    for seed in (0, 1):
+        for method, noise, ari, status in (
+                ("smiclust-nolinks", 0.0, 0.6, "ok"), ("smiclust", 0.0, 0.9, "ok"),
+                ("smiclust", 0.2, 0.7, "ok"), ("pckmeans", 0.2, "", "skipped")):
+            rows.append({
+                "run_id": f"sonar/raw/{method}/noise={noise}/seed={seed}",
+                "dataset": "sonar", "preprocessing": "raw", "method": method,
+                "t": "", "protocol": "noise", "link_fraction": 0.01,
+                "noise": noise, "n_flipped": round(noise * 215), "links": 215,
+                "unlinked": 20, "n_samples": 208, "seed": seed, "status": status,
+                "ari": ari, "ari_unlinked": ari, "seconds": 1.0,
+                "error": "" if status == "ok" else
+                "active-semi-supervised-clustering is not installed"})
+    _write(tmp_path / RECORDS_FILE, rows)
+    report = write_noise_report(tmp_path / RECORDS_FILE, tmp_path,
+                                figures=False).read_text()
+    assert "default vs the default without links at 20 % flipped: 1 of 1 pass" \
+        in report
+    assert ("default vs the better of COPKMeans and PCKMeans, from 10 % "
+            "flipped: not evaluated**") in report
+    assert "0 of 0 pass" not in report
+
 def test_noise_quick_command_end_to_end(tmp_path):
     out = tmp_path / "noise"
     cmd = [sys.executable, "-m", "smiclust", "reproduce", "--config",

@@ -73,6 +73,7 @@ from .model_selection import (
     search_parameters,
 )
 from .n_clusters import choose_n_clusters
+from .neighbors import resolve_algorithm
 from .score_spreading import (
     AUTO_ALPHAS,
     AUTO_LEVEL,
@@ -675,6 +676,10 @@ class SMIClustering(BaseLinkClustering):
         Connected components of the kNN graph joined by the links. When there
         are more than ``n_clusters`` and ``n_neighbors`` was fixed by the user,
         a ``UserWarning`` says so (a larger ``n_neighbors`` joins them).
+    neighbor_algorithm_ : {"exact", "approximate"}
+        The neighbour search that ran (``"auto"`` resolved: approximate from
+        50,000 samples when pynndescent is installed, with a warning when it
+        is not).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -1523,6 +1528,8 @@ default=None
         self.n_graph_components_ = _graph_components(
             solution.graph, inputs, params[0], warn=not t_chosen
         )
+        self.neighbor_algorithm_ = resolve_algorithm(self.neighbor_algorithm,
+                                                     inputs.n_samples)
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
         self.eigenvalues_ = solution.eigenvalues

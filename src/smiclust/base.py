@@ -16,17 +16,23 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
+from . import neighbors
 from .constraints import (
     check_constraints,
     check_link_weights,
     link_matrix,
     warn_conflicting_links,
 )
-from .neighbors import nearest_neighbors, resolve_algorithm
+from .neighbors import (
+    approximate_search_missing,
+    nearest_neighbors,
+    resolve_algorithm,
+)
 from .utils import (
     at_unit_scale,
     draw_seeds,
     progress,
+    user_stacklevel,
     validate_params,
     validate_training_samples,
 )
@@ -164,6 +170,18 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         distances of extreme values would overflow or underflow.
         """
         n = inputs.X.shape[0]
+        if approximate_search_missing(self.neighbor_algorithm, n):
+            warnings.warn(
+                f"n_samples={n} >= {neighbors.APPROXIMATE_THRESHOLD}: "
+                "neighbor_algorithm='auto' searches approximately with "
+                "pynndescent, which is not installed (pip install "
+                "\"smiclust[ann]\"); searching exactly instead, which is slower "
+                "and can give other labels than a fit with the extra. "
+                "neighbor_algorithm='exact' searches exactly without this "
+                "warning.",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
         if resolve_algorithm(self.neighbor_algorithm, n) == "approximate":
             progress(getattr(self, "verbose", 0),
                      f"searching {n_neighbors} neighbours of {n} samples "

@@ -104,6 +104,11 @@ def _run(module, args, prefix, stdout):
         print(f"{prefix}interrupted", file=sys.stderr)
         return 130
     except OSError as exc:
+        from .datasets import DataChecksumError
+
+        if isinstance(exc, DataChecksumError):  # foreseen: the message says what to do
+            print(f"{prefix}error: {one_line(exc)}", file=sys.stderr)
+            return 2
         if exc is not stdout.error:
             return _unexpected(exc, prefix, args.debug)
         silence_stdout()

@@ -20,6 +20,7 @@ __all__ = [
     "nearest_neighbors",
     "pair_distances",
     "resolve_algorithm",
+    "approximate_search_missing",
 ]
 
 
@@ -69,13 +70,24 @@ def resolve_algorithm(algorithm, n_samples):
     "approximate"); any other value is returned as given."""
     if algorithm != "auto":
         return algorithm
-    if n_samples < APPROXIMATE_THRESHOLD:
+    if n_samples < APPROXIMATE_THRESHOLD or not _has_pynndescent():
         return "exact"
+    return "approximate"
+
+
+def approximate_search_missing(algorithm, n_samples):
+    """Whether ``algorithm="auto"`` would search ``n_samples`` approximately
+    but pynndescent is not installed (the search then is exact)."""
+    return (algorithm == "auto" and n_samples >= APPROXIMATE_THRESHOLD
+            and not _has_pynndescent())
+
+
+def _has_pynndescent():
     try:
         import pynndescent  # noqa: F401
     except ImportError:
-        return "exact"
-    return "approximate"
+        return False
+    return True
 
 
 def nearest_neighbors(

@@ -8,6 +8,8 @@ draw, and return the Axes; they never show or save a figure.
 import numpy as np
 import scipy.sparse as sp
 
+from .utils import import_optional
+
 __all__ = ["plot_embedding", "embedding_2d"]
 
 #: Style of the links: thin solid green must-links, thin dashed red cannot-links.
@@ -214,7 +216,8 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     >>> ax.get_xlabel()
     'leading eigenvector 1'
     """
-    from matplotlib.collections import LineCollection
+    LineCollection = import_optional("matplotlib.collections", "plot",
+                                     "plot_embedding").LineCollection
     from matplotlib.lines import Line2D
 
     if ax is None:

@@ -173,6 +173,8 @@ class ConstrainedSpectralClustering(BaseLinkClustering):
         Connected components of the graph of :math:`A` joined by the links.
         When there are more than ``n_clusters``, a ``UserWarning`` says what
         joins them.
+    neighbor_algorithm_ : {"exact", "approximate"}
+        The neighbour search that ran (``"auto"`` resolved).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -335,6 +337,7 @@ class ConstrainedSpectralClustering(BaseLinkClustering):
         A = local_scaling_kernel_from_neighbors(graph, t)
         self.affinity_matrix_ = A
         self.n_graph_components_ = graph_components(A, inputs)
+        self.neighbor_algorithm_ = graph.algorithm
         warn_graph_components(self.n_graph_components_, inputs, t, stacklevel=2)
         if c == 1:
             self.labels_ = np.zeros(n, dtype=np.intp)

@@ -504,6 +504,8 @@ class SpectralLearning(BaseLinkClustering):
         Number of vectors the eigen-solver multiplied by the (deflated)
         :math:`N` (its cost in operator applications; ``max_iter`` bounds it).
         At least 1; 1 also when the component indicators were enough.
+    neighbor_algorithm_ : {"exact", "approximate"}
+        The neighbour search that ran (``"auto"`` resolved).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -637,6 +639,7 @@ class SpectralLearning(BaseLinkClustering):
         self.eigenvalues_ = result.eigenvalues
         self.affinity_matrix_ = A
         self.n_graph_components_ = result.n_components
+        self.neighbor_algorithm_ = graph.algorithm
         self.n_iter_ = max(result.n_operator_applications, 1)
         warn_graph_components(result.n_components, inputs, t, stacklevel=2)
         return self

@@ -1,4 +1,5 @@
-"""``smiclust datasets``: the data sets shipped with smiclust; export one to CSV."""
+"""``smiclust datasets``: the data sets shipped with smiclust and those of
+scikit-learn the experiments use; export one to CSV."""
 
 from . import _common
 
@@ -9,7 +10,9 @@ def add_parser(subparsers):
         help="list the shipped data sets, or export one to CSV",
         description=(
             "Lists the data sets of the 3SMIC experiments shipped with smiclust "
-            "(load them in Python with smiclust.datasets.DATASETS[name].load()). "
+            "and the real data sets bundled with scikit-learn that the "
+            "experiments also use (iris, wine, breast_cancer; load any of them "
+            "in Python with smiclust.datasets.dataset_info(name).load()). "
             "A table on stdout; with --json, a JSON list of objects. With NAME "
             "and --out FILE.csv, writes that data set as CSV: a header line, "
             "columns x0, x1, ... and the true class in the last column, 'label' "
@@ -28,14 +31,15 @@ def add_parser(subparsers):
                         "(default: 0)")
     p.add_argument("--json", action="store_true",
                    help="print a JSON list (name, n_samples, n_features, "
-                        "n_classes, random_subsample, description)")
+                        "n_classes, random_subsample, source: shipped or "
+                        "scikit-learn, description)")
 
 
 def run(args):
-    from ..datasets import DATASETS
+    from ..datasets import DATASETS, SKLEARN_DATASETS
 
     if args.name is not None or args.out is not None:
-        return _export(args, DATASETS)
+        return _export(args, {**DATASETS, **SKLEARN_DATASETS})
     records = [
         {
             "name": info.name,
@@ -43,9 +47,12 @@ def run(args):
             "n_features": info.n_features,
             "n_classes": info.n_classes,
             "random_subsample": info.random_subsample,
+            "source": source,
             "description": info.description,
         }
-        for info in DATASETS.values()
+        for source, registry in (("shipped", DATASETS),
+                                 ("scikit-learn", SKLEARN_DATASETS))
+        for info in registry.values()
     ]
     if args.json:
         import json

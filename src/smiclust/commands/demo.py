@@ -8,6 +8,8 @@ from . import _common
 from ._common import UsageError
 
 DEFAULT_FRACTIONS = (0.0, 0.002, 0.005, 0.01, 0.02)
+#: The figure written when --plot is not given.
+DEFAULT_PLOT = "smiclust-demo.png"
 
 
 def add_parser(subparsers):
@@ -35,11 +37,14 @@ def add_parser(subparsers):
                    help="random seed (default: 0)")
     p.add_argument(
         "--plot",
-        default="smiclust-demo.png",
-        help="figure to write (default: %(default)s); '' for none",
+        default=None,
+        help=f"figure to write (default: {DEFAULT_PLOT} when matplotlib is "
+             "installed); '' for none; a file named here without matplotlib is "
+             "refused (exit 2)",
     )
     p.add_argument("--n-jobs", type=_common.n_jobs_arg, default=None,
                    help="parallel jobs of each fit's search (default: 1)")
+
 
 
 def run(args):
@@ -81,16 +86,19 @@ def run(args):
 
 
 def _check_plot(path):
-    """The --plot file, checked before the work (format, folder); None for no
-    plot, also when matplotlib is not installed (said on stderr)."""
-    if not path:
+    """The --plot file, checked before the work (format, folder, matplotlib);
+    None for no plot: ``''``, or no --plot and matplotlib not installed (said
+    on stderr)."""
+    if path == "":
         return None
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        print("matplotlib is not installed: no plot (pip install 'smiclust[plot]')",
-              file=sys.stderr)
-        return None
+    if path is None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("matplotlib is not installed: no plot (pip install "
+                  "'smiclust[plot]')", file=sys.stderr)
+            return None
+        path = DEFAULT_PLOT
     _common.require_matplotlib(path)
     _common.check_output_path(path, "--plot")
     return path

@@ -479,6 +479,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "link_weights": inputs.weighted,
         "links": model.links_,
         "n_neighbors": int(model.n_neighbors_),
+        "neighbor_algorithm": model.neighbor_algorithm_,
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
         "violation_penalty": float(args.violation_penalty),

@@ -120,8 +120,8 @@ def run(args):
         try:
             X, ids, names = io.read_table(args.data, columns=list(fitted_names),
                                           **read)
-        except (ValueError, OSError):
-            X = None  # no header or not those names: the plain read says why
+        except (ValueError, OSError, ImportError):
+            X = None  # no header, not those names, no pyarrow: the plain read says why
     if X is None:
         try:
             X, ids, names = _common.read_input(

@@ -43,8 +43,10 @@ def add_parser(subparsers):
             "tuned), SL and CSC at t in (1, 4, 7, 10) and the peers PCKMeans, "
             "MPCKMeans, COPKMeans and E2CP (extra 'bench'). Records are "
             "appended to OUT/records.csv as runs finish and are the cache of a "
-            "resumed run; the figures and OUT/report.md (claims of the paper "
-            "with verdicts) are computed from them. The full run takes hours; "
+            "resumed run (runs of a peer skipped because it was not installed "
+            "run again once it is); the figures and OUT/report.md (claims of "
+            "the paper with verdicts; pandas, extra 'io', and matplotlib for "
+            "the figures) are computed from them. The full run takes hours; "
             "--quick about a minute. --config beyond compares the library's "
             "default with them (win table, ARI on the samples in no link); "
             "--config noise flips 0-30 % of the links (must <-> cannot) and "
@@ -272,8 +274,10 @@ def _noise_spec(args, base, full, dataset):
 
 def run(args):
     import contextlib
+    import importlib.util
     from pathlib import Path
 
+    from ..datasets import DataChecksumError, dataset_info
     from ..experiments import (
         RECORDS_FILE,
         OutputDirError,
@@ -288,7 +292,13 @@ def run(args):
     out = Path(args.out or CONFIGS[_config_name(args)][1])
     with contextlib.ExitStack() as stack:
         try:  # every check before the first write
+            if not args.no_report and importlib.util.find_spec("pandas") is None:
+                raise UsageError("the report needs pandas: pip install "
+                                 "'smiclust[io]' (--no-report runs without it)")
             check_out_dir(out)
+            if not args.report_only:  # a corrupted data file ends nothing midway
+                for name in config["datasets"]:
+                    dataset_info(name).load(0)
             if args.report_only and not (out / RECORDS_FILE).is_file():
                 raise UsageError(f"--report-only: no records in {out / RECORDS_FILE}")
             if args.scheduler is not None and not args.report_only:
@@ -301,7 +311,7 @@ def run(args):
                 if new_lock:  # refused: nothing written, not even the lock
                     (out / LOCK_FILE).unlink(missing_ok=True)
                 raise
-        except (OutputDirError, SchedulerError) as exc:
+        except (OutputDirError, SchedulerError, DataChecksumError) as exc:
             raise UsageError(str(exc)) from None
         except OSError as exc:  # e.g. permission denied
             raise UsageError(f"cannot write to {str(out)!r}: {exc}") from None

@@ -13,7 +13,7 @@ sha256 of the arrays); :func:`dataset_info` looks a name up in both.
 """
 
 from ._bundled import SKLEARN_DATASETS
-from ._info import DatasetInfo
+from ._info import DataChecksumError, DatasetInfo
 from ._loaders import (
     load_olivetti,
     load_parkinson,
@@ -26,6 +26,7 @@ from ._samples import make_digits5k, make_digits500, make_faces100
 
 __all__ = [
     "DATASETS",
+    "DataChecksumError",
     "DatasetInfo",
     "SKLEARN_DATASETS",
     "dataset_info",

@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from ._info import DatasetInfo
+from ._info import DataChecksumError, DatasetInfo
 
 __all__ = ["SKLEARN_DATASETS"]
 
@@ -44,7 +44,7 @@ def _check_digest(name, X, y):
     expected = _SHA256[name]
     received = _digest(X, y)
     if received != expected:
-        raise ValueError(
+        raise DataChecksumError(
             f"The data set {name!r} loaded from scikit-learn does not match the "
             f"recorded copy: expected sha256 {expected}, got {received}."
         )

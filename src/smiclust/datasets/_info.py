@@ -3,7 +3,14 @@
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["DatasetInfo"]
+__all__ = ["DataChecksumError", "DatasetInfo"]
+
+
+class DataChecksumError(OSError, ValueError):
+    """A data file or data set whose sha256 is not the recorded one (an
+    ``OSError`` for the shipped files, a ``ValueError`` for the bundled and
+    MNIST arrays, as documented by their loaders); the message names it and
+    both digests."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from importlib import resources
 import numpy as np
 from sklearn.utils import Bunch
 
+from ._info import DataChecksumError
+
 __all__ = [
     "load_parkinson",
     "load_spam",
@@ -201,9 +203,10 @@ def _sha256(data):
 
 
 def _check_digest(actual, expected, what):
-    """Raise OSError naming `what` if the two hex digests differ."""
+    """Raise DataChecksumError (an OSError) naming `what` if the two hex
+    digests differ."""
     if actual != expected:
-        raise OSError(
+        raise DataChecksumError(
             f"Checksum mismatch for {what}: expected sha256 {expected}, got "
             f"{actual}. The shipped data file is corrupted or was modified; "
             "reinstall smiclust."

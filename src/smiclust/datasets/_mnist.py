@@ -9,11 +9,13 @@ project's data catalogue and returns fresh arrays.
 import hashlib
 import io
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
 
+from ._info import DataChecksumError
 from ._loaders import _check_return_X_y
 
 __all__ = ["load_mnist"]
@@ -26,6 +28,15 @@ DATA_ENV = "SMICLUST_DATA"
 
 # sha256 of the file bytes, from the data catalogue (shared/data/README.md).
 _SHA256 = "54ddfe01bb1284d50e5473a31c590ba0e723949b611ce6e7604f2e9473754d8a"
+
+# sha256 of the arrays' bytes (X then y, both C-contiguous uint8) of that file:
+# a copy built from the original IDX files (load_mnist's Notes) is another
+# .npz file holding the same arrays.
+_ARRAYS_SHA256 = "c2069063c1105f2bf96266aef1ff68c6e13bdda7a54e37bf19c16f1db24efc83"
+
+#: Where a user finds how to build the file (in the installed package too).
+_HOW_TO_BUILD = ("how to build it from the four original IDX files is in the "
+                 "Notes of help(smiclust.datasets.load_mnist)")
 
 _N_PIXELS = 784
 _N_TRAIN = 60_000
@@ -83,8 +94,8 @@ def _find_file(data_home):
     raise FileNotFoundError(
         f"The MNIST data file {MNIST_FILE!r} was not found: looked in {where} "
         f"(from {source}). Pass data_home=<directory holding {MNIST_FILE}> or set "
-        f"the environment variable {DATA_ENV} to that directory; the file is "
-        "described in the project's data catalogue (shared/data/README.md)."
+        f"the environment variable {DATA_ENV} to that directory; "
+        f"{_HOW_TO_BUILD}."
     )
 
 
@@ -94,7 +105,7 @@ def _parse(raw, path):
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             arrays = {key: npz[key] for key in npz.files}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ValueError(
             f"The MNIST data file {path} is not a readable .npz archive ({exc})."
         ) from exc
@@ -118,6 +129,17 @@ def _parse(raw, path):
             f"Got values in [{y.min()}, {y.max()}] instead."
         )
     return X, y
+
+
+def _arrays_sha256(X, y):
+    """sha256 of the bytes of ``X`` then ``y``, each as C-contiguous uint8;
+    None when they are not integers 0..255."""
+    if not all(np.issubdtype(a.dtype, np.integer) for a in (X, y)) or (
+            X.size and (X.min() < 0 or X.max() > 255)):
+        return None
+    h = hashlib.sha256(np.ascontiguousarray(X, dtype=np.uint8).tobytes())
+    h.update(np.ascontiguousarray(y, dtype=np.uint8).tobytes())
+    return h.hexdigest()
 
 
 def load_mnist(*, data_home=None, return_X_y=True):
@@ -162,9 +184,12 @@ def load_mnist(*, data_home=None, return_X_y=True):
     FileNotFoundError
         If the file is in none of the places above; the message names the
         paths tried and how to point the loader at the file.
+    DataChecksumError
+        A ``ValueError``: if neither the sha256 of the file nor that of its
+        arrays is the catalogue's (the message names the file and the
+        digests).
     ValueError
-        If the sha256 of the file differs from the catalogue's (the message
-        names the file and both digests), or its arrays are malformed.
+        If its arrays are malformed.
 
     See Also
     --------
@@ -178,6 +203,24 @@ def load_mnist(*, data_home=None, return_X_y=True):
     project's data catalogue, so a wrong or truncated copy is never used. The
     file is read at every call (not cached: the float64 array takes 440 MB);
     every call returns new arrays.
+
+    To build the file from the four original IDX files of MNIST
+    (``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``,
+    ``t10k-images-idx3-ubyte``, ``t10k-labels-idx1-ubyte``, uncompressed):
+    each images file is a 16-byte header then ``n x 784`` bytes, each labels
+    file an 8-byte header then ``n`` bytes, so ::
+
+        import numpy as np
+        def idx(path, header):
+            return np.fromfile(path, dtype=np.uint8, offset=header)
+        X = np.concatenate([idx("train-images-idx3-ubyte", 16),
+                            idx("t10k-images-idx3-ubyte", 16)]).reshape(-1, 784)
+        y = np.concatenate([idx("train-labels-idx1-ubyte", 8),
+                            idx("t10k-labels-idx1-ubyte", 8)])
+        np.savez_compressed("mnist70k.npz", X=X, y=y)
+
+    A file built so is accepted when its arrays have the recorded sha256 (of
+    ``X`` then ``y`` as uint8 bytes), whatever the bytes of the archive.
 
     References
     ----------
@@ -196,14 +239,22 @@ def load_mnist(*, data_home=None, return_X_y=True):
     path = _find_file(data_home)
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
-    if digest != _SHA256:
-        raise ValueError(
-            f"Checksum mismatch for the MNIST data file {path}: expected sha256 "
-            f"{_SHA256}, got {digest}. The file is corrupted or is not the "
-            "catalogue's mnist70k.npz; replace it with the copy described in "
-            "the project's data catalogue (shared/data/README.md)."
-        )
-    X, y = _parse(raw, path)
+    if digest == _SHA256:
+        X, y = _parse(raw, path)
+    else:
+        try:
+            X, y = _parse(raw, path)
+        except ValueError:
+            arrays_digest = None
+        else:
+            arrays_digest = _arrays_sha256(X, y)
+        if arrays_digest != _ARRAYS_SHA256:
+            raise DataChecksumError(
+                f"Checksum mismatch for the MNIST data file {path}: expected "
+                f"sha256 {_SHA256} (of the file) or {_ARRAYS_SHA256} (of its "
+                f"arrays X then y as uint8), got {digest} and {arrays_digest}. "
+                f"The file is corrupted or holds other images; {_HOW_TO_BUILD}."
+            )
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = y.astype(np.int64)
     if return_X_y:

@@ -38,7 +38,7 @@ from ._output import (
     check_out_dir,
     lock_out_dir,
 )
-from ._summary import METHOD_LABELS, load_records
+from ._summary import METHOD_LABELS, load_records, require_pandas
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -515,6 +515,7 @@ def write_beyond_report(records_path, out_dir, *, config=None, figures=True):
     """
     out_dir = Path(out_dir)
     check_out_dir(out_dir)
+    require_pandas()  # before the folder and its lock are made
     with lock_out_dir(out_dir):
         df = _order(load_records(records_path))
         summary = summarize_beyond(df)

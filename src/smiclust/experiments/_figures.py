@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from ..io import atomic_write
+from ..utils import import_optional
 from ._format import percent
 
 __all__ = ["plot_dataset", "write_figures", "save_figure"]
@@ -107,8 +108,7 @@ def write_figures(summary, out_dir):
     Each file is written whole or not at all (a failed write leaves the
     previous figure).
     """
-    import matplotlib
-
+    matplotlib = import_optional("matplotlib", "plot", "write_figures")
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

@@ -31,7 +31,7 @@ from ._beyond import _coverage_lines, _methods_lines, write_report_file
 from ._figures import save_figure
 from ._format import percent
 from ._output import FIGURES_DIR, NOISE_REPORT_TITLE, check_out_dir, lock_out_dir
-from ._summary import METHOD_LABELS, load_records
+from ._summary import METHOD_LABELS, load_records, require_pandas
 
 __all__ = [
     "CHECK_NOLINKS_MARGIN",
@@ -282,6 +282,10 @@ def _checks_section(rows):
                         ("peers", "default vs the better of COPKMeans and "
                          f"PCKMeans, from {percent(CHECK_PEERS_FROM)} flipped")):
         sub = [r for r in rows if r["check"] == check]
+        if not sub:  # e.g. the peers skipped (not installed)
+            lines += [f"**{what}: not evaluated** (no cell has the runs it "
+                      "compares: see \"Runs that did not finish\").", ""]
+            continue
         n_pass = sum(r["passed"] for r in sub)
         lines += [f"**{what}: {n_pass} of {len(sub)} pass.**", "",
                   "| data set | level | flipped | default | reference | "
@@ -419,6 +423,7 @@ def write_noise_report(records_path, out_dir, *, config=None, figures=True):
     """
     out_dir = Path(out_dir)
     check_out_dir(out_dir)
+    require_pandas()  # before the folder and its lock are made
     with lock_out_dir(out_dir):
         df = load_records(records_path)
         df = df[df["protocol"] == "noise"]

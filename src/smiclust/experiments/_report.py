@@ -21,7 +21,13 @@ from ._output import (
     check_out_dir,
     lock_out_dir,
 )
-from ._summary import METHOD_LABELS, comparison_table, load_records, summarize
+from ._summary import (
+    METHOD_LABELS,
+    comparison_table,
+    load_records,
+    require_pandas,
+    summarize,
+)
 
 __all__ = ["write_report"]
 
@@ -277,6 +283,7 @@ def write_report(records_path, out_dir, *, config=None, figures=True,
     """
     out_dir = Path(out_dir)
     check_out_dir(out_dir)
+    require_pandas()  # before the folder and its lock are made
     with lock_out_dir(out_dir):
         df = load_records(records_path)
         summary = summarize(df)

@@ -736,13 +736,27 @@ class _TimedOutPeers:
 
 def _runs_to_do(runs, records, *, retry_failed, rerun_before):
     """The runs of ``runs`` whose last record in ``records`` does not count as
-    done (none, failed with ``retry_failed``, older than ``rerun_before``)."""
+    done (none, failed with ``retry_failed``, older than ``rerun_before``,
+    skipped because a peer was not installed that is installed now)."""
     last = {r["run_id"]: r for r in records}
     done = {run_id for run_id, record in last.items()
             if not (retry_failed and record["status"] == "failed")
             and not (rerun_before is not None
-                     and _finished(record) < rerun_before)}
+                     and _finished(record) < rerun_before)
+            and not _peer_installed_since(record)}
     return [r for r in runs if r["run_id"] not in done]
+
+
+def _peer_installed_since(record):
+    """Whether ``record`` is a run skipped because its peer was not installed
+    (:func:`~smiclust.experiments._peers.peer_unavailable_reason`) and the
+    peer is installed now."""
+    from ._peers import PEERS, peer_unavailable_reason
+
+    return (record["status"] == "skipped"
+            and "is not installed" in (record.get("error") or "")
+            and record["method"] in PEERS
+            and peer_unavailable_reason(record["method"]) is None)
 
 
 def read_config(out):

@@ -40,7 +40,9 @@ METHOD_ORDER = ("3smic", "sl", "csc", "e2cp", "pckmeans", "mpckmeans", "copkmean
 _DATASET_ORDER = ("parkinson", "spam", "sonar", "digits500", "digits5k", "faces100")
 
 
-def _pandas():
+def require_pandas():
+    """pandas, or an ImportError that says how to install it (the reports
+    need it)."""
     try:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - pandas is in the test env
@@ -59,7 +61,7 @@ def load_records(path):
     the noise protocol ``noise`` and ``n_flipped`` are read as 0), plus
     ``curve`` (e.g. ``"SL t=4"``) and ``method_order`` (rank in :data:`METHOD_ORDER`).
     """
-    pd = _pandas()
+    pd = require_pandas()
     rows = read_records(path)
     df = pd.DataFrame(rows, columns=list(RECORD_FIELDS))
     df = df.drop_duplicates("run_id", keep="last").reset_index(drop=True)
@@ -102,7 +104,7 @@ def summarize(df):
         Columns ``dataset, preprocessing, method, t, curve, link_fraction,
         links, mean, std, n_ok, n_failed, n_skipped, seconds`` (mean fit time).
     """
-    pd = _pandas()
+    pd = require_pandas()
     keys = ["dataset", "preprocessing", "method", "t", "curve", "link_fraction"]
     rows = []
     for key, g in df.groupby(keys, dropna=False, sort=False):

@@ -1,6 +1,8 @@
 """Validation, input checks, seeds, progress and thread control shared by the
 package."""
 
+import importlib
+import os
 import sys
 
 import numpy as np
@@ -38,6 +40,8 @@ __all__ = [
     "SEED_MAX",
     "draw_seeds",
     "progress",
+    "import_optional",
+    "user_stacklevel",
     "check_numeric",
     "check_samples",
     "check_n_neighbors",
@@ -76,3 +80,30 @@ def progress(verbose, text):
     """A progress line on standard error when ``verbose``."""
     if verbose:
         print(f"[smiclust] {text}", file=sys.stderr, flush=True)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_stacklevel():
+    """The ``stacklevel`` with which a warning issued by the caller of this
+    function points at the first frame outside smiclust (the user's line),
+    however deep in the package it is issued."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(
+            _PACKAGE_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def import_optional(module, extra, owner):
+    """Import ``module`` of the optional extra ``extra`` for ``owner`` (what
+    needs it, named in the message), or raise an ImportError that says how to
+    install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{owner} needs {module.split('.')[0]}: pip install "
+            f"\"smiclust[{extra}]\""
+        ) from exc
