@@ -18,8 +18,8 @@ import pytest
 from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
 
-from smiclust import sample_links
-from smiclust.datasets import DATASETS, SKLEARN_DATASETS
+from smiclust import SMIClustering, sample_links
+from smiclust.datasets import DATASETS, SKLEARN_DATASETS, make_digits500
 
 FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
 
@@ -660,9 +660,9 @@ def test_datasets_table_and_fit_help(driver_results):
 
 
 def test_demo_prints_its_table_and_writes_the_plot(tmp_path):
-    """The README's main job, on fewer link levels: the default (closed links,
-    the vote over n_neighbors) at seed 0, ARI 0.564 without links and 0.909
-    with 2 % (measured)."""
+    """The README's main job, on fewer link levels: each row is the default
+    fit on digits500 with that many links drawn by sample_links at the seed
+    (recomputed here), and the links help."""
     proc = cli("demo", "--fractions", "0", "0.02", "--plot", "demo.png",
                cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -674,9 +674,15 @@ def test_demo_prints_its_table_and_writes_the_plot(tmp_path):
     table = [row.split() for row in rows]
     assert [int(r[0]) for r in table] == [0, 2495]
     ari = [float(r[2]) for r in table]
-    assert ari[0] == pytest.approx(0.564, abs=0.005)
-    assert ari[1] == pytest.approx(0.909, abs=0.005)
-    assert 1 <= int(table[1][3]) <= 10  # the chosen t
+    X, y = make_digits500(random_state=0)
+    for row, n_links in zip(table, (0, 2495)):
+        must, cannot = sample_links(y, n_links, random_state=0)
+        model = SMIClustering(10, random_state=0).fit(X, must_link=must,
+                                                      cannot_link=cannot)
+        assert row[2] == f"{adjusted_rand_score(y, model.labels_):.3f}"
+        assert int(row[3]) == model.n_neighbors_ and 1 <= model.n_neighbors_ <= 10
+        assert int(row[6]) == model.n_violations_
+    assert ari[1] > ari[0] + 0.2  # 2 % of the pairs as links help a lot
     assert (tmp_path / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert lines[-1] == "plot written to demo.png"
 

@@ -918,3 +918,56 @@ def test_an_approximate_neighbour_search_is_announced(monkeypatch, capsys):
             in capsys.readouterr().err)
     SMIClustering(2, n_neighbors=5, verbose=1, random_state=0).fit(X)
     assert "approximately" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kernel", ["local-scaling", "normalized"])
+def test_predict_and_predict_proba_follow_the_paper_s_rule_by_loops(kernel):
+    # the paper's out-of-sample rule written out (no spreading, no links):
+    # K(x', x_i) = exp(-d^2 / (2 s' sigma_i)) where x_i is among the t nearest
+    # of x' or x' within sigma_i, s' the t-th distance of x' (normalised: times
+    # median(d) / sqrt(d' d_i), degrees d of the fit's kernel); responses
+    # r = K beta, scores max(0, r_y) / sum_i max(0, [phi_y]_i), label argmax,
+    # probabilities the scores scaled to sum 1 (uniform where all are 0).
+    # Unbalanced clusters, so that the normaliser matters.
+    X, _ = make_blobs([150, 30, 15], 2, centers=[[0, 0], [6, 0], [0, 6]],
+                      cluster_std=[1.5, 0.8, 0.5], random_state=0)
+    t = 5
+    model = SMIClustering(3, n_neighbors=t, gamma=0.0, eta=0.0, spreading=0.0,
+                          kernel=kernel, random_state=0).fit(X)
+    assert model.spread_from_ == "none" and model.kernel_ == kernel
+    rng = np.random.RandomState(1)
+    X_new = np.vstack([rng.uniform(-4, 9, size=(300, 2)), [[1e4, 1e4]]])
+    sigma = model.local_scales_
+    D = np.sqrt(((X_new[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    K = np.zeros(D.shape)
+    for a in range(len(X_new)):
+        s_new = np.sort(D[a])[t - 1]
+        for i in range(len(X)):
+            if D[a, i] <= s_new or D[a, i] <= sigma[i]:
+                K[a, i] = np.exp(-D[a, i] ** 2 / (2 * s_new * sigma[i]))
+    if kernel == "normalized":
+        D_fit = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+        K_fit = np.zeros(D_fit.shape)
+        for i in range(len(X)):
+            near = np.argsort(D_fit[i])[:t + 1]  # itself and its t nearest
+            for j in near:
+                K_fit[i, j] = K_fit[j, i] = np.exp(
+                    -D_fit[i, j] ** 2 / (2 * sigma[i] * sigma[j]))
+        degrees = K_fit.sum(axis=1)
+        for a in range(len(X_new)):
+            total = K[a].sum()
+            K[a] = (np.median(degrees) * K[a] / np.sqrt(total * degrees)
+                    if total > 0 else 0.0)
+    R = K @ model.dual_coef_
+    normalizer = np.maximum(model.eigenvectors_, 0).sum(axis=0)
+    scores = np.maximum(R, 0) / normalizer
+    expected = np.full(scores.shape, 1 / 3)  # no positive score: uniform
+    for a in range(len(X_new)):
+        if scores[a].sum() > 0:
+            expected[a] = scores[a] / scores[a].sum()
+    assert (expected[-1] == 1 / 3).all()  # the far sample: no kernel entry
+    assert_allclose(model.predict_proba(X_new), expected, atol=1e-10)
+    labels = model.predict(X_new)
+    assert_array_equal(labels[:-1], np.argmax(R / normalizer, axis=1)[:-1])
+    # the normaliser decides some samples here (not a bare argmax of R)
+    assert (np.argmax(R[:-1], axis=1) != labels[:-1]).any()

@@ -611,3 +611,20 @@ def test_counted_cannot_links_outweigh_sure_scores_and_one_does_not(n_links, cou
     together = got[0] == got[size]
     assert together == (n_links == 1 or not count)
     assert np.all(got[must[:, 0]] == got[must[:, 1]])
+
+
+def test_group_labels_default_penalty_lets_sure_scores_keep_a_lone_cannot_link():
+    # conditional modes at the documented default penalty of 0.3 per
+    # cannot-linked group: group B (share 0.7 in cluster 0, 0.3 in 1) stays in
+    # cluster 0 with its cannot-linked A, since 0.7 - 0.3 > 0.3; a penalty of
+    # 0.5 (0.7 - 0.5 < 0.3) would move it
+    must = np.array([[0, 1], [2, 3], [4, 5], [6, 7]])
+    cannot = np.array([[0, 2], [4, 6]])  # A-B and C-D: no clique of all four
+    S = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0],   # A: cluster 0
+                  [0.7, 0.3, 0.0], [0.7, 0.3, 0.0],   # B
+                  [0.0, 1.0, 0.0], [0.0, 1.0, 0.0],   # C: cluster 1
+                  [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]])  # D: cluster 2
+    groups = link_groups(must, cannot, 8)
+    assert group_labels(S, groups, 3).tolist() == [0, 0, 0, 0, 1, 1, 2, 2]
+    assert group_labels(S, groups, 3, penalty=0.5).tolist() == [0, 0, 1, 1, 1, 1,
+                                                                2, 2]

@@ -182,6 +182,50 @@ def test_matches_bruteforce_without_cv(n_centers, kernel_width, regularization):
     assert math.isnan(result.cv_error)
 
 
+
+@pytest.mark.parametrize("regularization", [0.05, 1e-3])
+def test_classes_of_more_than_32_centres_match_bruteforce(regularization):
+    # blocks above the stacked solve's size take the per-matrix Cholesky
+    # path: the same LSMI as the loops
+    rng = np.random.RandomState(1)
+    X = rng.randn(80, 2)
+    y = (X[:, 0] > 0).astype(int)
+    assert np.bincount(y).min() > 32
+    expected, _, _, _ = _reference(X, y, widths=[0.9], deltas=[regularization],
+                                   n_centers=80, n_folds=5, seed=0)
+    got = lsmi_score(X, y, kernel_width=0.9, regularization=regularization,
+                     n_centers=80, random_state=0)
+    assert_allclose(got, expected, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_centers", [40, 15])
+def test_median_distance_is_that_of_samples_to_other_centres(n_centers):
+    # the anchor of the default width grid, by loops: every sample-centre
+    # distance but a centre's own zero
+    X = np.random.RandomState(0).normal(size=(40, 3))
+    design = LSMIDesign(X, n_centers=n_centers, random_state=0)
+    centers = [int(c) for c in design.center_indices_]
+    others = [math.dist(X[i], X[c]) for i in range(len(X)) for c in centers
+              if i != c]
+    # (squared distances by the Gram expansion: agreement to rounding)
+    assert_allclose(design.median_distance_, np.median(others), rtol=1e-7)
+    assert_allclose(design.kernel_widths_,
+                    np.median(others) * 2.0 ** np.arange(-4, 2), rtol=1e-7)
+
+
+@pytest.mark.parametrize("size", [5, 32, 33, 60])
+def test_regularized_solve_matches_a_dense_solve(size):
+    # both paths (stacked below 33, Cholesky one by one above) solve
+    # (H + delta I) w = h
+    from smiclust.lsmi import _solve_regularized
+
+    rng = np.random.RandomState(size)
+    A = rng.rand(3, size, size)
+    H = A @ A.transpose(0, 2, 1)
+    h = rng.rand(3, size)
+    expected = [np.linalg.solve(H[k] + 0.05 * np.eye(size), h[k]) for k in range(3)]
+    assert_allclose(_solve_regularized(H, h, 0.05), expected, rtol=1e-9, atol=1e-12)
+
 @pytest.mark.parametrize("n_centers", [30, 12])
 def test_matches_bruteforce_with_cv(n_centers):
     X, y = _tiny_problem()

@@ -197,20 +197,41 @@ def test_connected_grid_keeps_the_t_with_few_components_or_the_fewest():
     graph = nearest_neighbors(X, 10, random_state=0)
     none = np.empty((0, 2), dtype=int)
     assert connected_neighbors_grid(graph, list(range(1, 11)), none, 2) == [10]
-    assert connected_neighbors_grid(graph, list(range(1, 11)), none, 4)[-1] == 10
     chain = np.array([[0, 12], [12, 24], [24, 36]])
-    kept = connected_neighbors_grid(graph, list(range(1, 11)), chain, 2)
-    # brute force: components of the t-NN graph plus the chain
+    # brute force: components of the t-NN graph plus the links
     from scipy.sparse.csgraph import connected_components
     from sklearn.neighbors import kneighbors_graph
-    expected = []
-    for t in range(1, 11):
-        A = kneighbors_graph(X, t).tolil()
-        for i, j in chain:
-            A[i, j] = 1
-        if connected_components(A.tocsr(), directed=False)[0] <= 2:
-            expected.append(t)
-    assert kept == expected and 10 in kept
+
+    def brute(links, n_clusters):
+        expected = []
+        for t in range(1, 11):
+            A = kneighbors_graph(X, t).tolil()
+            for i, j in links:
+                A[i, j] = 1
+            if connected_components(A.tocsr(), directed=False)[0] <= n_clusters:
+                expected.append(t)
+        return expected
+
+    # four clusters: every t whose graph has at most four components (the
+    # whole list: a t at exactly n_clusters components is kept)
+    four = connected_neighbors_grid(graph, list(range(1, 11)), none, 4)
+    assert four == brute(none, 4) and len(four) > 1 and four[-1] == 10
+    kept = connected_neighbors_grid(graph, list(range(1, 11)), chain, 2)
+    assert kept == brute(chain, 2) and 10 in kept
+
+
+def test_default_grids_are_the_documented_ones():
+    from smiclust.model_selection import (
+        CLOSURE_ETAS,
+        CLOSURE_GAMMAS,
+        DEFAULT_ETAS,
+        DEFAULT_GAMMAS,
+        DEFAULT_N_NEIGHBORS,
+    )
+
+    assert DEFAULT_N_NEIGHBORS == tuple(range(1, 11))
+    assert DEFAULT_GAMMAS == DEFAULT_ETAS == (0.0, 0.1, 1.0, 10.0)
+    assert CLOSURE_GAMMAS == CLOSURE_ETAS == (0.0, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -290,6 +290,15 @@ def test_predict_follows_the_spread_labels_on_the_training_samples():
     predicted = model.predict(X)
     assert np.mean(predicted == model.labels_) >= 0.95
     np.testing.assert_array_equal(model.predict_proba(X).argmax(axis=1), predicted)
+    # new samples near the data (moved copies): predict_proba is the spread
+    # scores scaled, so its argmax is predict's label there too (the paper's
+    # probabilities, which predict does not follow here, disagree on some)
+    rng = np.random.RandomState(3)
+    rows = rng.choice(len(X), 200)
+    moved = X[rows] + rng.normal(scale=0.3 * X.std(axis=0), size=(200, X.shape[1]))
+    proba = model.predict_proba(moved)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(proba.argmax(axis=1), model.predict(moved))
     # without spreading, predict is the paper's rule on the responses
     plain = _fit_columns_against_rows(spreading=0.0)[3]
     responses = plain.predict(X)

@@ -35,6 +35,29 @@ def _problem(seed, n=120, c=3, n_links=60):
     return X, y, must, cannot
 
 
+def paper_u(K_mod, must, cannot, gamma, eta):
+    """U = K'(2I + 2 gamma M + gamma^2 M^2 - 2 eta C + eta^2 C^2)K' of the
+    paper, entry by entry: M_ij = 1 for a must-link and M_ii = 1, C_ij = 1
+    for a cannot-link and C_ii = 0; the squares as sums over k."""
+    n = K_mod.shape[0]
+    M = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
+    C = [[0.0] * n for _ in range(n)]
+    for i, j in must:
+        M[i][j] = M[j][i] = 1.0
+    for i, j in cannot:
+        C[i][j] = C[j][i] = 0.0 if i == j else 1.0
+    middle = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            middle[i, j] = 2.0 * (i == j) + 2 * gamma * M[i][j] - 2 * eta * C[i][j]
+    for A, weight in ((M, gamma**2), (C, eta**2)):  # (A^2)_ij = sum_k A_ik A_kj
+        for i in range(n):
+            for k in (k for k in range(n) if A[i][k]):
+                for j in (j for j in range(n) if A[k][j]):
+                    middle[i, j] += weight * A[i][k] * A[k][j]
+    return K_mod @ middle @ K_mod
+
+
 def dense_reference(K, must, cannot, c, gamma, eta):
     """Form U by the paper's formula, eigh, then the paper's post-processing."""
     K_mod = modified_kernel(K, must, cannot).toarray()
@@ -45,7 +68,10 @@ def dense_reference(K, must, cannot, c, gamma, eta):
     for i, j in cannot:
         K_loop[i, j] = K_loop[j, i] = 0.0
     assert_allclose(K_mod, K_loop)
-    U = dense_smic_matrix(K_loop, must, cannot, gamma, eta)
+    U = paper_u(K_loop, must, cannot, gamma, eta)
+    # the library's dense reference (used by other tests) is the same matrix
+    assert_allclose(dense_smic_matrix(K_loop, must, cannot, gamma, eta), U,
+                    rtol=1e-12, atol=1e-12)
     vals, vecs = np.linalg.eigh(U)
     vals, vecs = vals[::-1][:c], vecs[:, ::-1][:, :c]
     signed = vecs * np.sign(vecs.sum(axis=0))
