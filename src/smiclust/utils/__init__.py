@@ -90,7 +90,7 @@ def user_stacklevel():
     function points at the first frame outside smiclust (the user's line),
     however deep in the package it is issued."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
             _PACKAGE_DIR + os.sep):
         frame, level = frame.f_back, level + 1
     return level
