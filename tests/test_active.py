@@ -831,3 +831,120 @@ def test_active_a_sample_nobody_can_judge_does_not_take_every_question():
         assert sum(unsure in pair for pair in seen) <= 2
         assert model.n_queries_ == 60 and len(set(seen)) == 60
         assert adjusted_rand_score(y, model.labels_) > 0.85
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_batch_spreads_its_questions_over_the_members_of_a_neighbourhood(seed):
+    # A4: a 3-member neighbourhood asked 20 questions in one batch: each
+    # member is used within one of the others (documented in select_pairs)
+    X, y, model = _tiny(40, 3, seed)
+    a = np.flatnonzero(y == 0)[:3]
+    b = np.flatnonzero(y == 1)[0]
+    must = np.array([[a[0], a[1]], [a[1], a[2]]])
+    cannot = np.array([[a[0], b]])
+    pairs = select_pairs(model, X, 20, must_link=must, cannot_link=cannot,
+                         random_state=0)
+    uses = [int((pairs == m).sum()) for m in a]
+    assert sum(uses) > 0 and max(uses) - min(uses) <= 1, uses
+
+
+def test_searched_exactly_every_search_every_batches(four_blobs):
+    # A7: the first fit, the first batch (nothing fixed yet), then every
+    # search_every-th batch
+    X, y = four_blobs
+    model = ActiveSMIClustering(4, budget=60, batch_size=10, search_every=2,
+                                random_state=0).fit(X, y)
+    assert [h["searched"] for h in model.history_] == [
+        True, True, True, False, True, False, True]
+
+
+def _spy_trial_fits(monkeypatch):
+    calls = []
+    real = SMIClustering.fit
+
+    def fit(self, X, y=None, **kw):
+        calls.append((self.n_neighbors, len(kw.get("must_link", [])),
+                      len(kw.get("cannot_link", []))))
+        return real(self, X, y, **kw)
+
+    monkeypatch.setattr(SMIClustering, "fit", fit)
+    return calls
+
+
+def test_held_out_search_holds_out_a_third(four_blobs, monkeypatch):
+    # A8: 15 "same" answers: 5 held out, every trial fit trains on 10
+    X, y = four_blobs
+    must = [(i, j) for i, j in itertools.combinations(np.flatnonzero(y == 0)[:6], 2)]
+    assert len(must) == 15
+    est = ActiveSMIClustering(4, random_state=0)
+    model = SMIClustering(4, n_neighbors=5, random_state=0).fit(X)
+    calls = _spy_trial_fits(monkeypatch)
+    est._choose_parameters(X, must, [], len(X), model, np.random.RandomState(0))
+    assert [c[0] for c in calls] == [3, 5, 8, 12]
+    assert {(c[1], c[2]) for c in calls} == {(10, 0)}
+
+
+def test_held_out_search_breaks_ties_to_the_smaller_n_neighbors(monkeypatch):
+    # A9: four far-apart tight blobs: every n_neighbors reproduces every
+    # held-out answer, so the smallest (3) is kept
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(4), 20)
+    X = 100.0 * np.eye(4)[y][:, :3] + 0.1 * rng.normal(size=(80, 3))
+    pairs = list(itertools.combinations(range(80), 2))
+    pick = [pairs[k] for k in rng.choice(len(pairs), 30, replace=False)]
+    must = [p for p in pick if y[p[0]] == y[p[1]]]
+    cannot = [p for p in pick if y[p[0]] != y[p[1]]]
+    est = ActiveSMIClustering(4, random_state=0)
+    model = SMIClustering(4, n_neighbors=5, random_state=0).fit(X)
+    fixed = est._choose_parameters(X, must, cannot, 80, model,
+                                   np.random.RandomState(0))
+    assert fixed["n_neighbors"] == 3
+
+
+def test_a_unit_with_one_open_neighbourhood_is_never_asked(monkeypatch):
+    # A1: with the clique search cut to nothing, the closure does not merge
+    # 3 into the group of 2, but the three neighbourhoods 0, 1, 2 are known
+    # and 3 differs from 0 and 1: (2, 3) is implied and must not be asked
+    from smiclust import active
+
+    X, y, model = _tiny(8, 3, 0)
+    cannot = np.array([[0, 1], [0, 2], [1, 2], [0, 3], [1, 3]])
+    must = np.empty((0, 2), int)
+    monkeypatch.setattr(active, "CLIQUE_SEARCH_STEPS", 0)
+    closure = active.link_closure(must, cannot, 8, 3)
+    assert not closure.known(2, 3) and len(closure.hoods) == 3
+    pairs = select_pairs(model, X, 20, must_link=must, cannot_link=cannot,
+                         random_state=0)
+    assert len(pairs)
+    entailed = _entailed(must, cannot, 8, 3)
+    assert not {(int(i), int(j)) for i, j in pairs} & entailed
+
+
+def test_two_colouring_merges_only_bipartite_components():
+    # A10: a cannot-link triangle (contradictory with two clusters) plus 3
+    # apart from 0: the component is not 2-colourable, nothing is merged
+    from smiclust.active import link_closure
+
+    closure = link_closure(np.empty((0, 2), int),
+                           np.array([[0, 1], [1, 2], [0, 2], [0, 3]]), 6, 2)
+    assert closure.inferred_must.shape == (0, 2)
+    assert len(set(closure.group.tolist())) == 6
+    # a bipartite component next to it is still merged
+    closure = link_closure(np.empty((0, 2), int),
+                           np.array([[0, 1], [1, 2], [0, 2], [3, 4], [4, 5]]), 6, 2)
+    assert closure.inferred_must.tolist() == [[3, 5]]
+
+
+def test_history_counts_the_implied_must_links_and_neighbourhoods():
+    # A12: the last history entry describes the closure of the final answers
+    from smiclust.active import link_closure
+
+    X, y, _ = _tiny(12, 3, 4)
+    model = ActiveSMIClustering(3, budget=60, batch_size=4, n_neighbors=3,
+                                random_state=0).fit(X, y)
+    closure = link_closure(model.must_link_, model.cannot_link_, 12, 3)
+    last = model.history_[-1]
+    assert last["n_inferred"] == len(model.inferred_must_link_)
+    assert last["n_neighbourhoods"] == len(closure.hoods)
+    assert (last["n_must"], last["n_cannot"]) == (len(model.must_link_),
+                                                  len(model.cannot_link_))

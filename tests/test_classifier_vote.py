@@ -522,3 +522,11 @@ def test_two_kernels_of_one_fit_train_one_forest_per_seed_labelling(monkeypatch)
     assert len(asked) == 2 and asked[0] == asked[1]
     assert trained == asked[:1]
     assert not hasattr(model, "_classifiers")
+
+
+def test_unlinked_share_is_of_all_samples():
+    # V1: 1 sample in no link of 101 is below 1 %; 1 of 100 is 1 %
+    from smiclust.classifier_vote import uses_classifier
+
+    assert not uses_classifier("auto", 100, 1, 3)
+    assert uses_classifier("auto", 99, 1, 3)

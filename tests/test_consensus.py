@@ -128,11 +128,15 @@ def test_spectral_learning_votes_only_with_enough_samples_per_cluster(monkeypatc
 
 
 def test_consensus_one_t_is_the_plain_fit():
+    # with one n_neighbors there is nothing to vote over: the same labels as
+    # consensus=False (the default is consensus=True)
     X, y, must, cannot = _problem(1)
     kw = dict(n_neighbors=5, random_state=0, link_test_level=0)
+    assert SMIClustering(4).consensus is True
     a = SMIClustering(4, consensus=True, **kw).fit(X, must_link=must,
                                                     cannot_link=cannot)
-    b = SMIClustering(4, **kw).fit(X, must_link=must, cannot_link=cannot)
+    b = SMIClustering(4, consensus=False, **kw).fit(X, must_link=must,
+                                                     cannot_link=cannot)
     assert_array_equal(a.labels_, b.labels_)
 
 

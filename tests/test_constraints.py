@@ -220,3 +220,16 @@ def test_links_against_labels_matches_a_loop():
             assert contradicted[k] == (known and (codes[i] == codes[j]) != same)
     empty = np.empty((0, 2), dtype=np.intp)
     assert [m.shape for m in links_against_labels(codes, empty, True)] == [(0,), (0,)]
+
+
+def test_suspect_links_ties_keep_must_links_then_the_given_order():
+    # K1: equal scores everywhere (uniform proba): must-links first, each
+    # kind in its given order
+    from smiclust.constraints import rank_suspect_links
+
+    proba = np.full((6, 2), 0.5)
+    must, cannot = np.array([[0, 1], [2, 3]]), np.array([[0, 5], [1, 4], [3, 5]])
+    ranked = rank_suspect_links(proba, must, cannot)
+    assert ranked["kind"].tolist() == ["must"] * 2 + ["cannot"] * 3
+    assert ranked["index"].tolist() == [0, 1, 0, 1, 2]
+    assert ranked["i"].tolist() == [0, 2, 0, 1, 3]

@@ -1015,3 +1015,71 @@ def test_runs_skipped_as_not_installed_are_redone_once_the_peer_is(monkeypatch):
     monkeypatch.setattr(_peers, "peer_unavailable_reason",
                         lambda name: f"{name} is not installed")
     assert to_do() == ["d"]
+
+
+def _beyond_row(method, t, curve, f, mean, std, mean_u=0.5, std_u=0.0, n_ok=3,
+                failed=0, skipped=0, unlinked=50.0):
+    return dict(dataset="sonar", preprocessing="raw", protocol="pairs",
+                method=method, t=t, curve=curve, link_fraction=f, links=10.0,
+                unlinked=unlinked, mean=mean, std=std, mean_unlinked=mean_u,
+                std_unlinked=std_u, links_only=0.1, n_ok=n_ok, n_failed=failed,
+                n_skipped=skipped, seconds=1.0)
+
+
+def test_a_difference_equal_to_the_spread_is_a_tie():
+    # E1: d = s exactly (binary-exact values) is neither win nor loss
+    from smiclust.experiments._beyond import win_tie_loss
+
+    assert win_tie_loss(0.5, 0.25, 0.25, 0.0) == "tie"
+    assert win_tie_loss(0.25, 0.0, 0.5, 0.25) == "tie"
+    assert win_tie_loss(0.5, 0.0, 0.25, 0.125) == "win"
+
+
+@pytest.mark.parametrize("kw", [dict(n_ok=1), dict(skipped=1), dict(failed=1)])
+def test_a_curve_competes_only_with_enough_seeds_all_finished(kw):
+    # E2, E5: one finished seed (< MIN_SEEDS), or a skipped / failed run at
+    # the level, keeps a better curve out of the comparison
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._beyond import win_table
+
+    nan = float("nan")
+    summary = pd.DataFrame([
+        _beyond_row("smiclust", nan, "smiclust (default)", 1, 0.6, 0.01),
+        _beyond_row("cobs", nan, "COBS", 1, 0.9, 0.01, **kw),
+        _beyond_row("e2cp", nan, "E2CP", 1, 0.5, 0.01),
+    ])
+    (row,) = win_table(summary)
+    assert row["best"][0] == "E2CP" and row["verdict"] == "win"
+
+
+def test_unlinked_comparison_from_exactly_min_unlinked_samples():
+    # E3: a median of MIN_UNLINKED (10) samples in no link is enough
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._beyond import MIN_UNLINKED, win_table
+
+    nan = float("nan")
+    summary = pd.DataFrame([
+        _beyond_row("smiclust", nan, "smiclust (default)", 1, 0.6, 0.01,
+                    0.9, 0.01, unlinked=float(MIN_UNLINKED)),
+        _beyond_row("e2cp", nan, "E2CP", 1, 0.5, 0.01, 0.5, 0.01,
+                    unlinked=float(MIN_UNLINKED)),
+    ])
+    (row,) = win_table(summary)
+    assert row["verdict_unlinked"] == "win"
+
+
+def test_report_cell_counts_skipped_runs_as_not_ok():
+    # E12: a level with 2 finished seeds and 1 skipped one says 1/3 not ok
+    from types import SimpleNamespace
+
+    from smiclust.experiments._report import _cell
+
+    row = SimpleNamespace(n_ok=2, n_failed=0, n_skipped=1, mean=0.5, std=0.01)
+    assert _cell(row) == "0.50 ± 0.01 (1/3 not ok)"
+    row = SimpleNamespace(n_ok=2, n_failed=1, n_skipped=1, mean=0.5, std=0.01)
+    assert _cell(row) == "0.50 ± 0.01 (2/4 not ok)"
+    assert _cell(SimpleNamespace(n_ok=0, n_failed=0, n_skipped=2)) == "skipped"
+    assert _cell(SimpleNamespace(n_ok=0, n_failed=2, n_skipped=0)) == "failed"
+    # a failure beside a skip is not hidden by it
+    assert _cell(SimpleNamespace(n_ok=0, n_failed=1, n_skipped=1)) == (
+        "1 failed, 1 skipped")

@@ -799,3 +799,19 @@ def test_atomic_write_leaves_a_file_that_is_no_regular_file_as_it_is(tmp_path):
             f.write("new\n")
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+def test_atomic_write_interrupted_keeps_the_old_file_and_no_temporary(tmp_path,
+                                                                        error):
+    # I4: an interrupt (not an Exception) inside the block is cleaned up too
+    from smiclust.io import atomic_write
+
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    with pytest.raises(error):
+        with atomic_write(path) as f:
+            f.write("new\n")
+            raise error()
+    assert path.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]

@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -295,3 +297,61 @@ def test_closed_labels_give_way_to_the_paper_on_contradictory_links():
     must = np.array([[0, 1], [1, 2]])
     cannot = np.array([[0, 2], [3, 4]])
     assert solve.closed_labels(must, cannot, np.array([2, 3])) is None
+
+
+def _nc_problem():
+    from sklearn.datasets import make_blobs
+
+    from smiclust.kernels import local_scaling_kernel
+
+    X, y = make_blobs(60, centers=3, cluster_std=0.5, random_state=0)
+    return local_scaling_kernel(X, n_neighbors=5), y
+
+
+def test_one_standard_error_rule_with_hand_made_errors(monkeypatch):
+    # N1: e* = 0.1 over 100 links: se = sqrt(0.1 * 0.9 / 100) = 0.03, so
+    # 0.12 is plausible and 0.2 is not
+    from smiclust import n_clusters as nc
+
+    K, y = _nc_problem()
+    pairs = np.array(list(itertools.combinations(range(60), 2)))[:100]
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    monkeypatch.setattr(nc, "_heldout_error",
+                        lambda *a, **k: np.array([0.2, 0.1, 0.12, 0.2]))
+    result = nc.choose_n_clusters(K, pairs[same], pairs[~same],
+                                  candidates=[2, 3, 4, 5], method="links",
+                                  random_state=0)
+    assert result.scores["plausible"].tolist() == [False, True, True, False]
+
+
+def test_auto_uses_the_links_from_exactly_n_folds_links():
+    # N3: n_links == n_folds is enough for the link criterion
+    K, y = _nc_problem()
+    pairs = np.array(list(itertools.combinations(range(0, 60, 7), 2)))[:5]
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    result = choose_n_clusters(K, pairs[same], pairs[~same],
+                               candidates=range(2, 6), random_state=0)
+    assert result.method == "links+eigengap"
+    assert not np.isnan(result.scores["heldout_error"]).any()
+
+
+def test_closure_fallback_when_no_better_than_the_majority_kind(monkeypatch):
+    # N4: the paper's labels predict the held-out links exactly as well as
+    # calling them all the common kind (error == min(s, 1 - s)): closed
+    from smiclust import n_clusters as nc
+
+    K, y = _nc_problem()
+    pairs = np.array(list(itertools.combinations(range(0, 60, 3), 2)))
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    must, cannot = pairs[same][:5], pairs[~same][:5]   # share 0.5
+    calls = []
+
+    def fake(solve, must, cannot, cands, n_folds, seed, closed=False):
+        calls.append(closed)
+        return np.full(cands.size, 0.1 if closed else 0.5)
+
+    monkeypatch.setattr(nc, "_heldout_error", fake)
+    result = nc.choose_n_clusters(K, must, cannot, candidates=range(2, 5),
+                                  links="closure", random_state=0)
+    assert calls == [False, True]
+    assert np.allclose(result.scores["heldout_error"], 0.1)

@@ -470,3 +470,77 @@ def test_cli_accepts_sklearn_datasets():
     with pytest.raises(UsageError, match=r"--datasets must be among \[.*'wine'\]; "
                        r"got \['iriss'\]"):
         config("--datasets", "iriss")
+
+
+nan_ = float("nan")
+
+
+def _noise_summary(rows):
+    pd = pytest.importorskip("pandas")
+    base = dict(dataset="sonar", preprocessing="raw", link_fraction=0.01,
+                links=100.0, unlinked=20.0, n_flipped=0.0, n_runs=2, n_ok=2,
+                n_failed=0, n_skipped=0, std=0.0, mean_unlinked=nan_,
+                std_unlinked=nan_, n_unlinked=0, seconds=1.0)
+    return pd.DataFrame([{**base, "method": m, "curve": c, "noise": f, "mean": v}
+                         for m, c, f, v in rows])
+
+
+def test_peers_check_passes_at_what_two_decimals_show():
+    # E7: 0.06 against a peer's 0.05 is ahead by 0.01 (the float difference
+    # is 0.0099999...)
+    from smiclust.experiments._noise_report import noise_checks
+
+    summary = _noise_summary([("smiclust", "smiclust (default)", 0.1, 0.06),
+                              ("pckmeans", "PCKMeans", 0.1, 0.05)])
+    (check,) = noise_checks(summary)
+    assert check["check"] == "peers" and check["passed"]
+
+
+def test_no_links_check_passes_within_its_margin():
+    # E8: 0.58 against 0.60 without links is within the 0.02 margin; 0.57 not
+    from smiclust.experiments._noise_report import noise_checks
+
+    for mean, passed in ((0.585, True), (0.57, False)):
+        summary = _noise_summary([("smiclust", "smiclust (default)", 0.2, mean),
+                                  ("smiclust-nolinks", "smiclust (no links)",
+                                   0.2, 0.60)])
+        checks = [c for c in noise_checks(summary) if c["check"] == "no links"]
+        assert [c["passed"] for c in checks] == [passed]
+
+
+def test_a_failed_run_scores_0_on_the_unlinked_samples_only_where_there_are_two():
+    # E6: ARI on the samples in no link is undefined below 2 of them, also
+    # for a failed run
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._noise_report import _scored
+
+    df = pd.DataFrame([
+        dict(protocol="noise", status="failed", unlinked=u, ari=nan_,
+             ari_unlinked=nan_, noise=0.1, method="copkmeans")
+        for u in (0, 1, 2)])
+    out = _scored(df)
+    assert out["ari"].tolist() == [0.0, 0.0, 0.0]
+    assert np.isnan(out["ari_unlinked"][:2]).all() and out["ari_unlinked"][2] == 0.0
+
+
+def test_committed_noise_records_redraw_their_flipped_links():
+    # E16: the flips of a committed iris record (numpy.random.default_rng
+    # ((seed, 13)), the documented stream) are drawn again exactly
+    import csv
+    from pathlib import Path
+
+    from smiclust.experiments._noise import parse_pairs
+    from smiclust.experiments._runner import _draw_links, load_problem
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "noisy-links" / "records.csv"
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["dataset"] == "iris"
+                and r["method"] == "smiclust" and float(r["noise"]) > 0][:4]
+    assert rows
+    for r in rows:
+        _, y = load_problem(r["dataset"], r["preprocessing"], int(r["seed"]))
+        must, cannot, _, flipped = _draw_links(y, "noise", float(r["link_fraction"]),
+                                               int(r["seed"]), float(r["noise"]))
+        drawn = np.concatenate([must, cannot])[flipped]
+        assert sorted(map(tuple, drawn.tolist())) == sorted(
+            map(tuple, parse_pairs(r["flipped_links"]).tolist()))

@@ -424,3 +424,21 @@ def test_left_out_neighbour_labels_equal_a_loop_over_the_samples(seed):
                 votes[labels[j]] += off[i, j] / np.sqrt(d[j])
         expected = np.argmax(votes) if votes.sum() > 0 else -1
         assert left_out[i] == expected
+
+
+@pytest.mark.parametrize("agreement, source", [(0.69, "links"), (0.72, "scores")])
+def test_seed_only_threshold_is_0_7(monkeypatch, agreement, source):
+    # S4: the estimator spreads from the seeds alone below 0.7 balanced
+    # accuracy of the fit without links on the closed links, not above
+    from sklearn.datasets import make_blobs
+
+    import smiclust._estimator as est
+
+    X, y = make_blobs(n_samples=90, centers=3, random_state=2)
+    partial = np.full(90, -1)
+    partial[::6] = y[::6]
+    monkeypatch.setattr(est, "closed_link_agreement", lambda *a: agreement)
+    model = SMIClustering(3, n_neighbors=5, gamma=1.0, spreading=0.5,
+                          classifier=None, random_state=0).fit(
+        X, partial_labels=partial)
+    assert model.spread_from_ == source

@@ -33,6 +33,8 @@ __all__ = ["write_report"]
 
 def _cell(row):
     if row.n_ok == 0:
+        if row.n_failed and row.n_skipped:
+            return f"{row.n_failed} failed, {row.n_skipped} skipped"
         return "skipped" if row.n_skipped else "failed"
     text = f"{row.mean:.2f} ± {row.std:.2f}"
     bad = row.n_failed + row.n_skipped
