@@ -815,3 +815,27 @@ def test_atomic_write_interrupted_keeps_the_old_file_and_no_temporary(tmp_path,
             raise error()
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_positional_id_column_given_as_text_never_makes_a_data_line_a_header(
+        tmp_path):
+    # the command line passes --id-column 0 as the string "0"; the first data
+    # line holds the id "0", which read_table took for the name of the id
+    # column: the first row was silently dropped as a header
+    path = tmp_path / "data.csv"
+    path.write_text("0,1.5,2.5\n1,3.5,4.5\n2,5,6\n3,7,8\n")
+    X, ids, names = read_table(path, id_column="0")
+    X_int, ids_int, _ = read_table(path, id_column=0)
+    assert X.shape == (4, 2) and ids.tolist() == ["0", "1", "2", "3"]
+    np.testing.assert_array_equal(X, X_int)
+
+
+def test_a_positional_id_column_given_as_text_is_the_column_at_that_position(
+        tmp_path):
+    # --id-column 2 on a headerless file whose first line holds the value 2
+    # in column 1: column 1 became the ids and the first line a header
+    path = tmp_path / "pos.csv"
+    path.write_text("5,2,7\n6,3,8\n9,4,1\n")
+    X, ids, names = read_table(path, id_column="2")
+    assert ids.tolist() == ["7", "8", "1"]
+    assert X.tolist() == [[5.0, 2.0], [6.0, 3.0], [9.0, 4.0]] and names is None

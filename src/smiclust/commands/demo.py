@@ -46,7 +46,6 @@ def add_parser(subparsers):
                    help="parallel jobs of each fit's search (default: 1)")
 
 
-
 def run(args):
     from sklearn.metrics import adjusted_rand_score
 

@@ -106,7 +106,12 @@ def _read_text_table(path, *, id_column, header, columns, drop_columns,
             skip = int(id_column)
         elif isinstance(id_column, str) and "." not in id_column:
             skip = parse_int(id_column.strip())  # a position, as _resolve_column
-        named_id = isinstance(id_column, str) and id_column in rows[0][1]
+        # a text that is also a valid position (the command line's
+        # "--id-column 0") is that position: the same text among the first
+        # row's values is then an id, not a column name
+        positional = skip is not None and 0 <= skip < len(rows[0][1])
+        named_id = (isinstance(id_column, str) and not positional
+                    and id_column in rows[0][1])
         has_header = named_id or infer_header(rows, skip)
     width = len(rows[0][1])
     check_width(path, rows, width, header_line=rows[0][0] if has_header else None)
