@@ -10,15 +10,18 @@ any uncaught exception.
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from numpy.testing import assert_allclose
 from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
 
 from smiclust import SMIClustering, sample_links
+from smiclust.cli import main
 from smiclust.datasets import DATASETS, SKLEARN_DATASETS, make_digits500
 
 FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
@@ -1327,3 +1330,112 @@ def test_kernel_on_the_command_line(tmp_path):
     np.testing.assert_array_equal(written.astype(int), expected)
     assert bad["rc"] == 2 and "--kernel" in bad["stderr"]
     assert not (tmp_path / "bad.csv").exists()
+
+
+def _two_blobs_csv(path, n=40):
+    rng = np.random.RandomState(0)
+    X = np.r_[rng.normal(0, 0.3, (n // 2, 2)), rng.normal(4, 0.3, (n // 2, 2))]
+    np.savetxt(path, X, delimiter=",", header="a,b", comments="")
+    return X
+
+
+def _fit_json(capsys, argv):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, (json.loads(out) if status == 0 else None), err
+
+
+# belongs to tests/test_cli.py; kills M16 (commands/_fit_inputs.py: with a
+# weighted link file, the pairs of --labels go in as the wrong kind)
+def test_labels_beside_a_weighted_link_file_give_must_and_cannot_pairs(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _two_blobs_csv("data.csv")
+    labels = [""] * 40
+    for row in (0, 1, 2):
+        labels[row] = "a"
+    for row in (20, 21):
+        labels[row] = "b"
+    (tmp_path / "labels.csv").write_text("label\n" + "\n".join(labels) + "\n")
+    (tmp_path / "weighted.csv").write_text("5,6,0.5\n")
+    status, doc, err = _fit_json(capsys, [
+        "fit", "data.csv", "-k", "2", "--labels", "labels.csv", "--must-link",
+        "weighted.csv", "--n-neighbors", "5", "--gamma", "1", "--eta", "1",
+        "--json", "--quiet"])
+    assert status == 0, err
+    summary = doc["summary"]
+    assert summary["link_weights"] is True
+    # 3 + 1 pairs within a label and the weighted link; 3 * 2 pairs across
+    assert (summary["n_must_link"], summary["n_cannot_link"]) == (5, 6)
+    clusters = [a["cluster"] for a in doc["assignments"]]
+    assert clusters[0] == clusters[1] == clusters[2] != clusters[20] == clusters[21]
+
+
+# belongs to tests/test_cli.py; kills M18 (commands/_fit_inputs.py: -k equal
+# to the number of rows refused)
+def test_fit_with_as_many_clusters_as_rows(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "four.csv").write_text("0,0\n0,1\n5,5\n5,6\n")
+    status, doc, err = _fit_json(capsys, ["fit", "four.csv", "-k", "4",
+                                          "--n-neighbors", "1", "--json", "-q"])
+    assert status == 0, err
+    assert sorted(a["cluster"] for a in doc["assignments"]) == [0, 1, 2, 3]
+    status, _, err = _fit_json(capsys, ["fit", "four.csv", "-k", "5", "-q"])
+    assert status == 2 and "more clusters than DATA has rows (4)" in err
+
+
+# belongs to tests/test_cli.py; kills M20 (commands/_fit_inputs.py: the
+# features centred but not divided by their standard deviation)
+def test_standardize_saves_z_scores_of_every_column(tmp_path, monkeypatch,
+                                                          capsys):
+    import joblib
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.RandomState(1)
+    X = np.c_[rng.normal(100, 50, 30), rng.normal(-3, 0.01, 30), np.full(30, 7.0)]
+    np.savetxt("wide.csv", X, delimiter=",", header="a,b,c", comments="")
+    status, _, err = _fit_json(capsys, [
+        "fit", "wide.csv", "-k", "2", "--standardize", "--n-neighbors", "5",
+        "--save", "m.joblib", "--json", "-q", "-o", "out.csv"])
+    assert status == 0, err
+    scaler = joblib.load("m.joblib")["standardize"]
+    Z = (X / scaler["peak"] - scaler["mean"]) / scaler["scale"]
+    expected = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
+    assert_allclose(Z, expected, atol=1e-9)
+    assert_allclose(Z[:, :2].std(0), 1.0)
+    assert np.all(Z[:, 2] == 0)  # the constant column
+
+
+# belongs to tests/test_cli.py; kills M29 (commands/_common.py: --json turns
+# the format of --out FILE.csv into JSON)
+def test_json_with_out_csv_writes_csv_to_the_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _two_blobs_csv("data.csv")
+    status, doc, err = _fit_json(capsys, [
+        "fit", "data.csv", "-k", "2", "--n-neighbors", "5", "--json", "-q",
+        "--out", "out.csv"])
+    assert status == 0, err
+    assert "assignments" not in doc and doc["summary"]["format"] == "csv"
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert lines[0] == "cluster" and len(lines) == 41
+    assert {int(v) for v in lines[1:]} == {0, 1}
+
+
+# belongs to tests/test_cli.py (datasets command); kills M33
+# (commands/datasets.py: --out checked only when written, after loading)
+def test_datasets_export_refuses_a_bad_out_before_loading(tmp_path, monkeypatch,
+                                                              capsys):
+    import dataclasses
+
+    from smiclust.datasets import DATASETS
+
+    def not_loaded(random_state=None):
+        raise AssertionError("loaded before --out was checked")
+
+    monkeypatch.setitem(DATASETS, "sonar",
+                        dataclasses.replace(DATASETS["sonar"], loader=not_loaded))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    assert main(["datasets", "sonar", "--out", "adir"]) == 2
+    assert "--out 'adir' is a directory" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == ["adir"] and os.listdir(tmp_path / "adir") == []

@@ -301,3 +301,23 @@ def test_suspect_links_never_overwrite_inputs_or_outputs(work, extra, match):
     assert proc.stderr.count("\n") == 1 and match in proc.stderr, proc.stderr
     after = {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()}
     assert after == before
+
+
+# belongs to tests/test_cli_weights.py; kills M15 (commands/_fit_inputs.py: a
+# link given twice keeps its last weight instead of its largest)
+def test_the_largest_weight_wins_also_when_it_comes_first():
+    from smiclust.commands._fit_inputs import _combine_links
+
+    class Rep:
+        warnings = []
+
+        def warning(self, message):
+            self.warnings.append(message)
+
+    must, _, w_must, _ = _combine_links(
+        [(np.array([[0, 1], [2, 3]]), np.array([3.0, 0.5])),
+         (np.array([[1, 0]]), np.array([0.1])),
+         (np.array([[3, 2]]), None)],  # weight 1 beside 0.5
+        [], Rep())
+    assert must.tolist() == [[0, 1], [2, 3]]
+    assert w_must.tolist() == [3.0, 1.0]

@@ -264,3 +264,19 @@ def test_arpack_generator_depends_on_the_start_vector_only():
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
     np.testing.assert_array_equal(v0, before)
+
+
+# belongs to tests/test_eigensolvers.py; kills M43 (eigensolvers.py: `n <` for
+# `n <=` in the choice of the dense solver)
+@pytest.mark.parametrize("n, k", [(20, 2), (21, 7)])
+def test_auto_is_dense_up_to_and_including_max_20_3k(monkeypatch, n, k):
+    def no_arpack(*args, **kwargs):
+        raise AssertionError("ARPACK called where the dense solver is documented")
+
+    monkeypatch.setattr(eigensolvers, "eigsh", no_arpack)
+    rng = np.random.RandomState(n)
+    B = rng.rand(n, n)
+    A = B @ B.T
+    vals, vecs = eigensolvers.leading_eigenvectors(A, k, random_state=0)
+    assert_allclose(vals, np.linalg.eigvalsh(A)[::-1][:k], rtol=1e-10)
+    assert_allclose(vecs.T @ vecs, np.eye(k), atol=1e-10)

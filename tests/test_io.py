@@ -839,3 +839,29 @@ def test_a_positional_id_column_given_as_text_is_the_column_at_that_position(
     X, ids, names = read_table(path, id_column="2")
     assert ids.tolist() == ["7", "8", "1"]
     assert X.tolist() == [[5.0, 2.0], [6.0, 3.0], [9.0, 4.0]] and names is None
+
+
+# belongs to tests/test_io.py; kills M09 (io/_tables.py: `0 <= index <= width`)
+def test_read_table_column_position_equal_to_the_width_is_refused(tmp_path):
+    text = tmp_path / "t.csv"
+    text.write_text("1,2\n3,4\n")
+    for kwargs in ({"id_column": 2}, {"columns": [2]}, {"drop_columns": [2]}):
+        with pytest.raises(ValueError, match="does not exist"):
+            read_table(text, **kwargs)
+    npy = tmp_path / "t.npy"
+    np.save(npy, np.ones((3, 2)))
+    with pytest.raises(ValueError, match="does not exist"):
+        read_table(npy, columns=[2])
+
+
+# belongs to tests/test_io.py; kills M10 (io/_tables.py: header inference
+# forgets an id column named in the first line)
+def test_read_table_id_column_named_in_the_first_line_makes_it_a_header(tmp_path):
+    path = tmp_path / "t.csv"
+    # the feature column's name reads as a number: only the id's name says
+    # that the first line is a header
+    path.write_text("sample,3\nr1,1\nr2,2\n")
+    X, ids, names = read_table(path, id_column="sample")
+    assert X.tolist() == [[1.0], [2.0]]
+    assert ids.tolist() == ["r1", "r2"]
+    assert names == ["3"]

@@ -327,3 +327,33 @@ def test_suspect_links_rank_the_given_links_and_violations_count_label_pairs(lin
     violated = sum((labels[i] == labels[j]) != (kind == "must")
                    for (i, j), kind in pairs.items())
     assert model.n_violations_ == violated
+
+
+# belongs to tests/test_partial_labels.py; kills M35 (_estimator.py: a given
+# must-link between two labelled samples counted again beside the labels' pairs)
+def test_a_given_link_between_labelled_samples_is_one_violation():
+    from sklearn.datasets import make_blobs
+
+    from smiclust.constraints import pairs_from_labels
+
+    X, y = make_blobs(n_samples=90, centers=[[0, 0], [10, 0], [0, 10]],
+                      cluster_std=0.5, random_state=0)
+    partial = np.full(90, -1)
+    z, w = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    partial[z[:3]] = 0
+    partial[w[0]] = 0  # a wrong label: w[0] sits in another blob
+    partial[z[3:6]] = 1  # a second class inside z's blob
+    must = np.array([[z[0], w[0]]])  # links the labels imply too
+    cannot = np.array([[z[0], z[3]]])
+    # links weighing nothing in the solve: the data decide
+    model = SMIClustering(3, n_neighbors=5, gamma=0.0, eta=0.0, spreading=0.0,
+                          classifier=None, consensus=False, links="paper",
+                          random_state=0).fit(X, must_link=must, cannot_link=cannot,
+                                              partial_labels=partial)
+    labels = model.labels_
+    assert labels[z[0]] != labels[w[0]]  # the given must-link is violated
+    assert labels[z[0]] == labels[z[3]]  # and so is the given cannot-link
+    label_must, label_cannot = pairs_from_labels(partial)
+    brute = (sum(labels[i] != labels[j] for i, j in label_must)
+             + sum(labels[i] == labels[j] for i, j in label_cannot))
+    assert model.n_violations_ == brute  # each pair once

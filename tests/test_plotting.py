@@ -249,3 +249,33 @@ def test_plot_embedding_refuses_bad_options(kwargs, match):
 def test_embedding_2d_refuses_empty_or_non_finite_arrays(Z, match):
     with pytest.raises(ValueError, match=match):
         embedding_2d(Z)
+
+
+# belongs to tests/test_plotting.py; kills M41 (plotting.py: PCA of the
+# eigenvectors already at two columns)
+def test_auto_embedding_of_two_clusters_is_the_two_leading_eigenvectors():
+    from smiclust.plotting import embedding_2d
+
+    rng = np.random.RandomState(0)
+    X = np.r_[rng.normal(0, 0.3, (20, 2)), rng.normal(3, 0.3, (20, 2))]
+    model = SMIClustering(2, n_neighbors=5, gamma=0.0, eta=0.0,
+                          random_state=0).fit(X)
+    assert model.eigenvectors_.shape[1] == 2
+    Z, axes = embedding_2d(model)
+    assert_allclose(Z, model.eigenvectors_[:, :2])
+    assert axes == ("leading eigenvector 1", "leading eigenvector 2")
+
+
+# belongs to tests/test_plotting.py; kills M47 (plotting.py: the caller's
+# two-column array returned itself)
+def test_embedding_2d_of_coordinates_is_a_copy():
+    from smiclust.plotting import embedding_2d
+
+    Z = np.arange(12, dtype=np.float64).reshape(6, 2)
+    before = Z.copy()
+    out, axes = embedding_2d(Z)
+    assert axes == ("dimension 1", "dimension 2")
+    assert_allclose(out, before)
+    assert not np.shares_memory(out, Z)
+    out[:] = -1.0
+    assert_allclose(Z, before)  # nothing the user gave is modified
