@@ -33,7 +33,7 @@ def test_plot_embedding_names_the_plot_extra(monkeypatch):
     model = SMIClustering(2, n_neighbors=5, random_state=0).fit(X)
     _without(monkeypatch, "matplotlib", "matplotlib.collections")
     with pytest.raises(ImportError, match=r'plot_embedding needs matplotlib: '
-                       r'pip install "smiclust\[plot\]"'):
+                       r"pip install 'smiclust\[plot\]'"):
         plot_embedding(model)
 
 

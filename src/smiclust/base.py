@@ -175,7 +175,7 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
                 f"n_samples={n} >= {neighbors.APPROXIMATE_THRESHOLD}: "
                 "neighbor_algorithm='auto' searches approximately with "
                 "pynndescent, which is not installed (pip install "
-                "\"smiclust[ann]\"); searching exactly instead, which is slower "
+                "'smiclust[ann]'); searching exactly instead, which is slower "
                 "and can give other labels than a fit with the extra. "
                 "neighbor_algorithm='exact' searches exactly without this "
                 "warning.",

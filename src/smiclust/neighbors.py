@@ -12,6 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
+from .utils import import_optional
+
 __all__ = [
     "NeighborGraph",
     "APPROXIMATE_THRESHOLD",
@@ -347,12 +349,8 @@ def _expand_rows(rows, first, inverse):
 
 
 def _approximate_neighbors(X, n_neighbors, *, n_jobs=None, random_state=None):
-    try:
-        from pynndescent import NNDescent
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "algorithm='approximate' needs pynndescent: pip install 'smiclust[ann]'"
-        ) from exc
+    NNDescent = import_optional("pynndescent", "ann",
+                                "algorithm='approximate'").NNDescent
     from sklearn.utils import check_random_state
 
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)

@@ -80,6 +80,11 @@ PEERS = {
 STARTUP_TIMEOUT = 300.0
 
 
+#: The words of :func:`peer_unavailable_reason` for a peer whose package is
+#: missing (a run so skipped runs again once it is installed).
+NOT_INSTALLED = "is not installed"
+
+
 class PeerSkipped(RuntimeError):
     """The peer cannot run here (not installed, too slow); the message says why."""
 
@@ -106,7 +111,7 @@ def peer_unavailable_reason(name):
     info = PEERS[name]
     if importlib.util.find_spec(info["module"]) is None:
         return (
-            f"{info['distribution']} is not installed "
+            f"{info['distribution']} {NOT_INSTALLED} "
             "(pip install 'smiclust[bench]')"
         )
     return None

@@ -751,10 +751,10 @@ def _peer_installed_since(record):
     """Whether ``record`` is a run skipped because its peer was not installed
     (:func:`~smiclust.experiments._peers.peer_unavailable_reason`) and the
     peer is installed now."""
-    from ._peers import PEERS, peer_unavailable_reason
+    from ._peers import NOT_INSTALLED, PEERS, peer_unavailable_reason
 
     return (record["status"] == "skipped"
-            and "is not installed" in (record.get("error") or "")
+            and NOT_INSTALLED in (record.get("error") or "")
             and record["method"] in PEERS
             and peer_unavailable_reason(record["method"]) is None)
 

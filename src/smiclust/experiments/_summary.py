@@ -9,6 +9,7 @@ ARI over the seeds whose run finished (``status == "ok"``).
 
 import math
 
+from ..utils import import_optional
 from ._records import RECORD_FIELDS, read_records
 
 __all__ = [
@@ -43,13 +44,7 @@ _DATASET_ORDER = ("parkinson", "spam", "sonar", "digits500", "digits5k", "faces1
 def require_pandas():
     """pandas, or an ImportError that says how to install it (the reports
     need it)."""
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is in the test env
-        raise ImportError(
-            "The reproduction report needs pandas: pip install 'smiclust[io]'"
-        ) from exc
-    return pd
+    return import_optional("pandas", "io", "The reproduction report")
 
 
 def load_records(path):

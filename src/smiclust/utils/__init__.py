@@ -105,5 +105,5 @@ def import_optional(module, extra, owner):
     except ImportError as exc:
         raise ImportError(
             f"{owner} needs {module.split('.')[0]}: pip install "
-            f"\"smiclust[{extra}]\""
+            f"'smiclust[{extra}]'"
         ) from exc
