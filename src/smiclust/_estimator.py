@@ -73,7 +73,6 @@ from .model_selection import (
     search_parameters,
 )
 from .n_clusters import choose_n_clusters
-from .neighbors import resolve_algorithm
 from .score_spreading import (
     AUTO_ALPHAS,
     AUTO_LEVEL,
@@ -913,6 +912,7 @@ default=None
              test_seed) = self._draw_seeds(5)
             search_t = max(t_grid + [_AUTO_C_NEIGHBORS] if auto_c else t_grid)
             graph = self._neighbor_graph(inputs, search_t, neighbor_seed)
+            self.neighbor_algorithm_ = graph.algorithm
             if auto_c:
                 inputs = self._choose_n_clusters(inputs, graph, c_seed, clique.size)
             else:
@@ -1528,8 +1528,6 @@ default=None
         self.n_graph_components_ = _graph_components(
             solution.graph, inputs, params[0], warn=not t_chosen
         )
-        self.neighbor_algorithm_ = resolve_algorithm(self.neighbor_algorithm,
-                                                     inputs.n_samples)
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
         self.eigenvalues_ = solution.eigenvalues
