@@ -217,12 +217,48 @@ def test_api_reference_is_up_to_date(tmp_path):
 LINKED_PAGES = [*PAGES, *sorted((DOCS / "reproduction").glob("*.md"))]
 
 
+def heading_anchor(heading):
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation
+    other than hyphens and underscores dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def page_anchors(path):
+    """Anchors of the headings of a Markdown page (outside code fences); a
+    repeated heading's copies get ``-1``, ``-2``, ... as on GitHub."""
+    anchors, count, fenced = set(), {}, False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        heading = None if fenced else re.match(r"#{1,6} (.*)", line)
+        if heading:
+            anchor = heading_anchor(heading.group(1))
+            copies = count.get(anchor, 0)
+            count[anchor] = copies + 1
+            anchors.add(anchor if copies == 0 else f"{anchor}-{copies}")
+    return anchors
+
+
+def test_heading_anchor_follows_github():
+    assert heading_anchor("The default against the peers on F30 (2026-11-27 "
+                          "20:5x-21:5x UTC; a measurement, nothing to adopt)") == (
+        "the-default-against-the-peers-on-f30-2026-11-27-205x-215x-utc-"
+        "a-measurement-nothing-to-adopt")
+    assert heading_anchor("`fit` and `predict` at one thread") == (
+        "fit-and-predict-at-one-thread")
+
+
 @pytest.mark.parametrize("page", LINKED_PAGES, ids=lambda p: p.name)
 def test_links_and_images_resolve(page):
-    """Every relative link or image of a page points to a committed file."""
+    """Every relative link or image of a page points to a committed file,
+    and every anchor of a link to a Markdown page to one of its headings."""
     text = page.read_text(encoding="utf-8")
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
-            continue  # a web address or an anchor of the same page
-        path = (page.parent / target.split("#")[0]).resolve()
+        if re.match(r"[a-z]+:", target):
+            continue  # a web address
+        file, _, anchor = target.partition("#")
+        path = (page.parent / file).resolve() if file else page
         assert path.exists(), f"{page.name}: {target} does not exist"
+        if anchor and path.suffix == ".md":
+            assert anchor in page_anchors(path), (
+                f"{page.name}: {target}: no heading of {path.name} has that anchor")
