@@ -23,6 +23,7 @@ Also checked: docs/api.md is what ``python docs/build_api.py`` generates now,
 and every image a page shows exists.
 """
 
+import functools
 import os
 import re
 import shlex
@@ -223,9 +224,11 @@ def heading_anchor(heading):
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
+@functools.cache
 def page_anchors(path):
     """Anchors of the headings of a Markdown page (outside code fences); a
-    repeated heading's copies get ``-1``, ``-2``, ... as on GitHub."""
+    repeated heading's copies get ``-1``, ``-2``, ... as on GitHub. Read once
+    per page: many links point into the same long page."""
     anchors, count, fenced = set(), {}, False
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
@@ -236,7 +239,7 @@ def page_anchors(path):
             copies = count.get(anchor, 0)
             count[anchor] = copies + 1
             anchors.add(anchor if copies == 0 else f"{anchor}-{copies}")
-    return anchors
+    return frozenset(anchors)
 
 
 def test_heading_anchor_follows_github():
