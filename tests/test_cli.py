@@ -789,12 +789,14 @@ def test_fit_indicator_rotation_reaches_the_estimator(tmp_path):
     np.save(tmp_path / "blobs12.npy", X)
     argv = ["fit", "blobs12.npy", "-k", "12", "--n-neighbors", "5", "--json",
             "--quiet"]
+    flags = (False, True)
+    results = run_driver(
+        [argv + (["--indicator-rotation"] if flag else []) for flag in flags],
+        tmp_path)
     got = {}
-    for flag in (False, True):
-        proc = cli(*argv, *(["--indicator-rotation"] if flag else []),
-                   cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr
-        doc = json.loads(proc.stdout)
+    for flag, result in zip(flags, results):
+        assert result["rc"] == 0, result["stderr"] + str(result["traceback"])
+        doc = json.loads(result["stdout"])
         assert doc["summary"]["indicator_rotation"] is flag
         got[flag] = np.array([a["cluster"] for a in doc["assignments"]])
         model = SMIClustering(12, n_neighbors=5, indicator_rotation=flag,
@@ -812,13 +814,15 @@ def test_fit_spreading_reaches_the_estimator(tmp_path):
     must, cannot = sample_links(y, 20, random_state=0)
     np.savetxt(tmp_path / "must.csv", must, fmt="%d", delimiter=",")
     np.savetxt(tmp_path / "cannot.csv", cannot, fmt="%d", delimiter=",")
+    values = ("0", "0.5", "0.9", "auto")
+    runs = run_driver(
+        [["fit", "noisy.npy", "-k", "2", "--must-link", "must.csv",
+          "--cannot-link", "cannot.csv", *FIXED, "--spreading", value,
+          "--json", "--quiet"] for value in values], tmp_path)
     got = {}
-    for value in ("0", "0.5", "0.9", "auto"):
-        proc = cli("fit", "noisy.npy", "-k", "2", "--must-link", "must.csv",
-                   "--cannot-link", "cannot.csv", *FIXED, "--spreading", value,
-                   "--json", "--quiet", cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr
-        result = json.loads(proc.stdout)
+    for value, run in zip(values, runs):
+        assert run["rc"] == 0, run["stderr"] + str(run["traceback"])
+        result = json.loads(run["stdout"])
         got[value] = [a["cluster"] for a in result["assignments"]]
         model = SMIClustering(2, n_neighbors=5, gamma=1.0, eta=1.0,
                               spreading=value if value == "auto" else float(value),

@@ -49,7 +49,17 @@ def _expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks([cls(random_state=0) for cls in ESTIMATORS],
+# The active loop refits after every batch: twenty questions (two batches)
+# run every part of it (questions, refits, the parameter search of the first
+# fit) for a fifth of the default budget's cost in the checks that fit.
+_CHECKED_PARAMS = {"ActiveSMIClustering": {"budget": 20}}
+
+
+def _checked_instance(cls):
+    return cls(random_state=0, **_CHECKED_PARAMS.get(cls.__name__, {}))
+
+
+@parametrize_with_checks([_checked_instance(cls) for cls in ESTIMATORS],
                          expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -700,10 +700,12 @@ def test_auto_lsmi_centres_scale_with_the_clusters_but_not_for_the_paper(
 
 def test_auto_lsmi_centres_of_the_paper_fit_as_its_500():
     # 600 samples, two clusters: the paper's 3SMIC with "auto" equals the fit
-    # given the paper's 500 centres (every centre kept in every class)
+    # given the paper's 500 centres (every centre kept in every class), on a
+    # grid of eight candidates
     X, y = make_blobs(600, centers=2, cluster_std=3.0, random_state=1)
     must, cannot = sample_links(y, 40, random_state=0)
-    kw = dict(links="paper", n_neighbors=[4, 7], random_state=0)
+    kw = dict(links="paper", n_neighbors=[4, 7], gamma=[0.5, 1.0], eta=[0.5, 1.0],
+              random_state=0)
     auto = SMIClustering(2, **kw).fit(X, must_link=must, cannot_link=cannot)
     given = SMIClustering(2, lsmi_n_centers=500, **kw).fit(
         X, must_link=must, cannot_link=cannot)
