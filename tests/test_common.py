@@ -49,9 +49,10 @@ def _expected_failed_checks(estimator):
     return {}
 
 
-# The active loop refits after every batch: twenty questions (two batches)
-# run every part of it (questions, refits, the parameter search of the first
-# fit) for a fifth of the default budget's cost in the checks that fit.
+# The active loop refits after every batch of ten questions: twenty questions
+# (two batches) run every part of it (questions, a refit with the parameter
+# search and one with the parameters kept) for about a fifth of the default
+# budget's cost in the checks that fit.
 _CHECKED_PARAMS = {"ActiveSMIClustering": {"budget": 20}}
 
 
