@@ -229,16 +229,13 @@ def page_anchors(path):
     """Anchors of the headings of a Markdown page (outside code fences); a
     repeated heading's copies get ``-1``, ``-2``, ... as on GitHub. Read once
     per page: many links point into the same long page."""
-    anchors, count, fenced = set(), {}, False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-        heading = None if fenced else re.match(r"#{1,6} (.*)", line)
-        if heading:
-            anchor = heading_anchor(heading.group(1))
-            copies = count.get(anchor, 0)
-            count[anchor] = copies + 1
-            anchors.add(anchor if copies == 0 else f"{anchor}-{copies}")
+    anchors, count = set(), {}
+    text = _FENCE.sub("", path.read_text(encoding="utf-8"))
+    for heading in re.findall(r"^#{1,6} (.*)$", text, re.M):
+        anchor = heading_anchor(heading)
+        copies = count.get(anchor, 0)
+        count[anchor] = copies + 1
+        anchors.add(anchor if copies == 0 else f"{anchor}-{copies}")
     return frozenset(anchors)
 
 
