@@ -15,7 +15,6 @@ eigenvectors are those of the SMIC kernel :math:`K` (by eigenvalue magnitude).
 Prior validation of inputs is assumed.
 """
 
-import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -35,6 +34,7 @@ from .labeling import (
 )
 from .link_groups import group_block_weights, group_labels, off_group_kernel
 from .link_operator import GroupSMICOperator, SMICOperator
+from .utils import arrays_digest
 
 __all__ = [
     "SMICSolution",
@@ -420,7 +420,6 @@ def operator_digest(K, links):
     -------
     digest : bytes
     """
-    h = hashlib.blake2b(digest_size=20)
     K = sp.csr_matrix(K)
     parts = [np.array(K.shape), K.indptr, K.indices, K.data]
     groups = links.groups
@@ -430,11 +429,7 @@ def operator_digest(K, links):
                   for w in (links.must_weight, links.cannot_weight)]
     else:
         parts += [groups.group, groups.cannot_pairs, groups.cannot_counts]
-    for part in parts:
-        part = np.ascontiguousarray(part)
-        h.update(str((part.dtype.str, part.shape)).encode())
-        h.update(part.tobytes())
-    return h.digest()
+    return arrays_digest(parts)
 
 
 def with_labels(solution, labels, n_clusters):

@@ -1,6 +1,7 @@
 """Validation, input checks, seeds, progress and thread control shared by the
 package."""
 
+import hashlib
 import importlib
 import os
 import sys
@@ -38,6 +39,7 @@ from ._validation import (
 
 __all__ = [
     "SEED_MAX",
+    "arrays_digest",
     "draw_seeds",
     "progress",
     "import_optional",
@@ -74,6 +76,23 @@ SEED_MAX = np.iinfo(np.int32).max
 def draw_seeds(rng, n):
     """``n`` seeds drawn in order from ``rng`` (a RandomState), one per consumer."""
     return [rng.randint(SEED_MAX) for _ in range(n)]
+
+
+def arrays_digest(parts, digest_size=20):
+    """A BLAKE2b digest of the arrays ``parts``, in order: each one's dtype,
+    shape and bytes (C order), so that arrays of equal values but another
+    dtype or shape digest differently.
+
+    Returns
+    -------
+    digest : bytes
+    """
+    h = hashlib.blake2b(digest_size=digest_size)
+    for part in parts:
+        part = np.ascontiguousarray(part)
+        h.update(str((part.dtype.str, part.shape)).encode())
+        h.update(part.tobytes())
+    return h.digest()
 
 
 def progress(verbose, text):
