@@ -7,7 +7,13 @@ import pytest
 from scipy.spatial.distance import cdist
 from sklearn.datasets import make_blobs
 
-from smiclust.neighbors import DISTINCT_ROWS_FRACTION, nearest_neighbors, unique_rows
+from smiclust import neighbors
+from smiclust.neighbors import (
+    DISTINCT_ROWS_FRACTION,
+    nearest_neighbors,
+    reuse_exact_searches,
+    unique_rows,
+)
 
 
 def test_exact_neighbors_match_brute_force():
@@ -18,6 +24,73 @@ def test_exact_neighbors_match_brute_force():
     expected = np.sort(D, axis=1)[:, :4]
     np.testing.assert_allclose(graph.distances, expected, rtol=1e-12)
     assert not np.any(graph.indices == np.arange(60)[:, None])
+
+
+def _count_calls(monkeypatch, name):
+    calls = []
+    real = getattr(neighbors, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(neighbors, name, counted)
+    return calls
+
+
+def test_reused_exact_searches_run_once_per_samples_and_neighbours(monkeypatch):
+    import scipy.sparse as sp
+
+    calls = _count_calls(monkeypatch, "_exact_neighbors")
+    X = np.random.RandomState(4).normal(size=(50, 3))
+    fresh = nearest_neighbors(X, 4, algorithm="exact")
+    assert len(calls) == 1
+    with reuse_exact_searches():
+        first = nearest_neighbors(X, 4, algorithm="exact")
+        # equal samples in another array, another seed and n_jobs: kept
+        again = nearest_neighbors(X.copy(), 4, algorithm="exact", n_jobs=2,
+                                  random_state=7)
+        assert len(calls) == 2 and again is first
+        # another number of neighbours, one value changed, another dtype or
+        # shape of the same bytes, sparse samples: each searched once
+        nearest_neighbors(X, 3, algorithm="exact")
+        changed = X.copy()
+        changed[10, 2] += 1e-9
+        nearest_neighbors(changed, 4, algorithm="exact")
+        nearest_neighbors(X.astype(np.float32), 4, algorithm="exact")
+        nearest_neighbors(X.reshape(75, 2), 4, algorithm="exact")
+        nearest_neighbors(sp.csr_matrix(X), 4, algorithm="exact")
+        nearest_neighbors(sp.csr_matrix(X), 4, algorithm="exact")
+        assert calls == [4, 4, 3, 4, 4, 4, 4]
+    np.testing.assert_array_equal(first.indices, fresh.indices)
+    np.testing.assert_array_equal(first.distances, fresh.distances)
+    # the kept arrays cannot be changed under another fit
+    with pytest.raises(ValueError, match="read-only"):
+        first.distances[0, 0] = 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        first.indices[0, 0] = 0
+    # after the block, every search runs again, on writable arrays
+    later = nearest_neighbors(X, 4, algorithm="exact")
+    assert len(calls) == 8 and later.indices.flags.writeable
+
+
+def test_approximate_searches_are_never_reused(monkeypatch):
+    X = np.random.RandomState(5).normal(size=(40, 3))
+
+    def stand_in(X, n_neighbors, *, n_jobs=None, random_state=None):
+        # pynndescent's graph depends on its seed: a stand-in that does too
+        rng = np.random.RandomState(random_state)
+        indices = np.array([rng.permutation(np.delete(np.arange(len(X)), i))[
+            :n_neighbors] for i in range(len(X))])
+        return np.sort(rng.rand(len(X), n_neighbors), axis=1), indices
+
+    monkeypatch.setattr(neighbors, "_approximate_neighbors", stand_in)
+    calls = _count_calls(monkeypatch, "_approximate_neighbors")
+    with reuse_exact_searches():
+        one = nearest_neighbors(X, 4, algorithm="approximate", random_state=0)
+        two = nearest_neighbors(X, 4, algorithm="approximate", random_state=1)
+    assert calls == [4, 4]
+    assert not np.array_equal(one.indices, two.indices)
 
 
 @pytest.mark.parametrize("sparse", [False, True])

@@ -4,15 +4,19 @@ The search is done once per fit, for the largest number of neighbours any
 kernel will need; every kernel with fewer neighbours is cut from it
 (:mod:`smiclust.kernels`). Exact search by scikit-learn, approximate search by
 pynndescent (extra ``ann``) for large inputs. Prior validation is assumed.
+Callers that fit many models to the same samples run the exact searches once
+within :func:`reuse_exact_searches`.
 """
 
+import contextlib
+import contextvars
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
-from .utils import import_optional
+from .utils import arrays_digest, import_optional
 
 __all__ = [
     "NeighborGraph",
@@ -20,6 +24,7 @@ __all__ = [
     "DISTINCT_ROWS_FRACTION",
     "unique_rows",
     "nearest_neighbors",
+    "reuse_exact_searches",
     "pair_distances",
     "resolve_algorithm",
     "approximate_search_missing",
@@ -92,6 +97,32 @@ def _has_pynndescent():
     return True
 
 
+#: The exact searches kept within :func:`reuse_exact_searches` (``None``
+#: outside it), by the searched samples' digest and the number of neighbours.
+_kept_searches = contextvars.ContextVar("smiclust_kept_searches", default=None)
+
+
+@contextlib.contextmanager
+def reuse_exact_searches():
+    """Within the block, each exact search of :func:`nearest_neighbors` runs once.
+
+    A later call for the same samples (equal dtype, shape and bytes: a
+    digest, not the object's identity) and the same ``n_neighbors`` returns
+    the graph of the first call, whose arrays are read-only. The exact search
+    depends on neither ``random_state`` nor ``n_jobs``, so the graph is the
+    one a new search would find; approximate searches (seeded) are never
+    kept. For callers that fit many models to the same samples, such as
+    :class:`~smiclust.ActiveSMIClustering`, which refits after every batch of
+    answers. The graphs are kept until the block ends (``O(n k)`` memory
+    each), in the current thread and context only.
+    """
+    token = _kept_searches.set({})
+    try:
+        yield
+    finally:
+        _kept_searches.reset(token)
+
+
 def nearest_neighbors(
     X, n_neighbors, *, algorithm="auto", n_jobs=None, random_state=None,
     distinct_rows=False,
@@ -146,13 +177,17 @@ def nearest_neighbors(
     n_samples = X.shape[0]
     algorithm = resolve_algorithm(algorithm, n_samples)
     if algorithm == "exact":
-        nn = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs).fit(X)
-        # X=None: each sample's own entry is left out, duplicates are kept.
-        distances, indices = nn.kneighbors()
-        # every search's distances in one arithmetic: exact for copies, and
-        # the same for the same rows whether X is dense or sparse
-        distances, indices = _exact_distances(X, indices)
-        return NeighborGraph(distances, indices, "exact")
+        kept = _kept_searches.get()
+        if kept is None:
+            return _exact_neighbors(X, n_neighbors, n_jobs)
+        parts = (X.indptr, X.indices, X.data) if sp.issparse(X) else (X,)
+        key = (type(X).__name__, X.shape, n_neighbors, arrays_digest(parts))
+        if key not in kept:
+            graph = _exact_neighbors(X, n_neighbors, n_jobs)
+            graph.distances.flags.writeable = False
+            graph.indices.flags.writeable = False
+            kept[key] = graph
+        return kept[key]
     if algorithm == "approximate":
         distances, indices = _approximate_neighbors(
             X, n_neighbors, n_jobs=n_jobs, random_state=random_state
@@ -346,6 +381,16 @@ def _expand_rows(rows, first, inverse):
         has_copy[:, None], np.column_stack([own, indices[:, :-1]]), indices
     )
     return NeighborGraph(distances, indices, rows.algorithm)
+
+
+def _exact_neighbors(X, n_neighbors, n_jobs):
+    nn = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs).fit(X)
+    # X=None: each sample's own entry is left out, duplicates are kept.
+    distances, indices = nn.kneighbors()
+    # every search's distances in one arithmetic: exact for copies, and
+    # the same for the same rows whether X is dense or sparse
+    distances, indices = _exact_distances(X, indices)
+    return NeighborGraph(distances, indices, "exact")
 
 
 def _approximate_neighbors(X, n_neighbors, *, n_jobs=None, random_state=None):
