@@ -948,3 +948,42 @@ def test_history_counts_the_implied_must_links_and_neighbourhoods():
     assert last["n_neighbourhoods"] == len(closure.hoods)
     assert (last["n_must"], last["n_cannot"]) == (len(model.must_link_),
                                                   len(model.cannot_link_))
+
+
+def test_refits_search_each_graph_once_and_label_as_fresh_searches(
+        four_blobs, monkeypatch):
+    # the refits after each batch reuse the exact neighbour searches of the
+    # same X (smiclust.neighbors.reuse_exact_searches): one search per number
+    # of neighbours, and every question, fit and label as with a new search
+    # in every fit
+    import contextlib
+
+    from smiclust import active, neighbors
+
+    X, y = four_blobs
+    searched = []
+    real = neighbors._exact_neighbors
+
+    def counted(X, n_neighbors, n_jobs):
+        searched.append(n_neighbors)
+        return real(X, n_neighbors, n_jobs)
+
+    monkeypatch.setattr(neighbors, "_exact_neighbors", counted)
+    fits = _spy_trial_fits(monkeypatch)
+    params = dict(budget=30, batch_size=10, search_every=2, random_state=0)
+    kept = ActiveSMIClustering(4, **params).fit(X, y)
+    n_kept = len(searched)
+    assert sorted(searched) == sorted(set(searched))
+    monkeypatch.setattr(active, "reuse_exact_searches", contextlib.nullcontext)
+    fits.clear()
+    fresh = ActiveSMIClustering(4, **params).fit(X, y)
+    assert len(searched) - n_kept == len(fits) > n_kept
+    assert_array_equal(kept.labels_, fresh.labels_)
+    assert_array_equal(kept.must_link_, fresh.must_link_)
+    assert_array_equal(kept.cannot_link_, fresh.cannot_link_)
+    np.testing.assert_allclose(kept.estimator_.proba_, fresh.estimator_.proba_,
+                               rtol=0, atol=0)
+    assert ([{k: v for k, v in h.items() if not k.endswith("_seconds")}
+             for h in kept.history_]
+            == [{k: v for k, v in h.items() if not k.endswith("_seconds")}
+                for h in fresh.history_])

@@ -100,6 +100,7 @@ from .constraints import (
     check_links,
     pairs_in_both,
 )
+from .neighbors import reuse_exact_searches
 from .utils import (
     HasMethods,
     Interval,
@@ -694,7 +695,10 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     session: ``must_link``, ``cannot_link`` and ``unknown_pairs`` of
     :meth:`fit`) enter the first fit, are never asked again and count against
     the budget. The oracle ends the questions early by raising
-    :class:`StopAsking`.
+    :class:`StopAsking`. The fits share their exact neighbour searches of
+    ``X``, one per number of neighbours
+    (:func:`~smiclust.neighbors.reuse_exact_searches`): a refit gives the
+    labels a new search would, without its cost.
 
     Parameters left at ``"auto"`` are chosen by SMIClustering's search on the
     first fits (too few answers to hold out), then by the answers: every
@@ -977,6 +981,32 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
             oracle = _label_oracle(oracle, n, owner)
         rng = check_random_state(self.random_state)
         n_queries = len(must) + len(cannot) + len(unknown)
+        with reuse_exact_searches():  # X is the same in every fit
+            model, n_queries, history = self._ask_and_refit(
+                X, validated, oracle, must, cannot, unknown, n_queries, rng
+            )
+        self.estimator_ = model
+        self.labels_ = model.labels_
+        self.must_link_ = _pairs(must)
+        self.cannot_link_ = _pairs(cannot)
+        self.unknown_pairs_ = _pairs(unknown)
+        closure = link_closure(self.must_link_, self.cannot_link_, n, model.n_clusters_)
+        self.inferred_must_link_ = closure.inferred_must
+        self.n_queries_ = n_queries
+        self.history_ = history
+        accept_feature_attributes(self, feature_attributes(proxy))
+        return self
+
+    def _ask_and_refit(self, X, validated, oracle, must, cannot, unknown,
+                       n_queries, rng):
+        """The first fit, then batches of questions, each followed by a refit.
+
+        ``must``, ``cannot`` and ``unknown`` (lists of pairs) take the answers
+        in asking order. Returns the last model, the number of questions
+        answered and the history of the fits.
+        """
+        n = validated.shape[0]
+        owner = type(self).__name__
         closure = link_closure(_pairs(must), _pairs(cannot), n, int(self.n_clusters))
         model = self._model(draw_seeds(rng, 1)[0]).fit(
             X,
@@ -1053,17 +1083,7 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
                     time.perf_counter() - t0,
                 )
             )
-        self.estimator_ = model
-        self.labels_ = model.labels_
-        self.must_link_ = _pairs(must)
-        self.cannot_link_ = _pairs(cannot)
-        self.unknown_pairs_ = _pairs(unknown)
-        closure = link_closure(self.must_link_, self.cannot_link_, n, model.n_clusters_)
-        self.inferred_must_link_ = closure.inferred_must
-        self.n_queries_ = n_queries
-        self.history_ = history
-        accept_feature_attributes(self, feature_attributes(proxy))
-        return self
+        return model, n_queries, history
 
     def fit_predict(self, X, y=None, **fit_params):
         """Ask the oracle, cluster ``X`` and return ``labels_``.
