@@ -2,7 +2,7 @@
 
 Usage (from the repository root, after ``make test`` or ``make demo`` created .venv)::
 
-    .venv/bin/python benchmarks/run_benchmarks.py            # benchmarks 1-5, ~7 min
+    .venv/bin/python benchmarks/run_benchmarks.py            # benchmarks 1-6, ~10 min
     .venv/bin/python benchmarks/run_benchmarks.py --only 1 3
     .venv/bin/python benchmarks/run_benchmarks.py --million  # adds n = 1,000,000 to 4
 
@@ -17,9 +17,12 @@ target. Results recorded by hand in benchmarks/RESULTS.md with machine and date.
 4. scaling of 3SMIC with 1,000 links at fixed theta on Gaussian blobs (d = 50):
    wall time, peak memory and where the time goes
 5. constrained peers (PCKMeans, COPKMeans, ...) on the same data at n = 5,000
+6. the active loop on digits5k (100 questions): refits that reuse the exact
+   neighbour searches of X vs a new search in every fit (the same labels)
 """
 
 import argparse
+import contextlib
 import os
 import platform
 import subprocess
@@ -30,6 +33,7 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 from smiclust import (
+    ActiveSMIClustering,
     ConstrainedSpectralClustering,
     SMIClustering,
     SpectralLearning,
@@ -329,11 +333,44 @@ def bench_peers(seed=0, time_budget=600):
         print(f"{name:<30} {seconds:9.2f} {ratio:14.1f} {ari:6.3f}  {note}")
 
 
+# ---------------------------------------------------------------------- 6
+def bench_active_refits(seed=0, budget=100):
+    header(f"6. active loop on digits5k ({budget} questions): reused vs new "
+           "neighbour searches")
+    import smiclust.active
+
+    X, y = make_digits5k(random_state=seed)
+
+    def run():
+        model = ActiveSMIClustering(10, budget=budget, random_state=seed)
+        start = time.process_time()
+        model.fit(X, y)
+        return model, time.process_time() - start
+
+    reused, t_reused = run()
+    kept = smiclust.active.reuse_exact_searches
+    smiclust.active.reuse_exact_searches = contextlib.nullcontext
+    try:
+        fresh, t_fresh = run()
+    finally:
+        smiclust.active.reuse_exact_searches = kept
+    same = bool(np.array_equal(reused.labels_, fresh.labels_)
+                and np.array_equal(reused.must_link_, fresh.must_link_)
+                and np.array_equal(reused.cannot_link_, fresh.cannot_link_))
+    print(f"{len(reused.history_)} fits; reused searches {t_reused:.1f} CPU s, "
+          f"a new search in every fit {t_fresh:.1f} CPU s; the same questions "
+          f"and labels: {same}; ARI {adjusted_rand_score(y, reused.labels_):.3f}")
+    record("6 active refits: new vs reused searches (digits5k)",
+           t_fresh / t_reused, 1.15)
+    record("6 the same questions and labels", float(same), 1, unit="")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", type=int, nargs="+", default=[1, 2, 3, 4, 5],
-                        choices=[1, 2, 3, 4, 5], metavar="N",
-                        help="run only these benchmarks (1-5; default: all)")
+    parser.add_argument("--only", type=int, nargs="+",
+                        default=[1, 2, 3, 4, 5, 6], choices=[1, 2, 3, 4, 5, 6],
+                        metavar="N",
+                        help="run only these benchmarks (1-6; default: all)")
     parser.add_argument(
         "--million",
         action="store_true",
@@ -356,6 +393,8 @@ def main(argv=None):
         bench_scaling(sizes)
     if 5 in args.only:
         bench_peers()
+    if 6 in args.only:
+        bench_active_refits()
     header("summary")
     for name, value, target, unit, met in SUMMARY:
         print(
