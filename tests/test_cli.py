@@ -1,10 +1,11 @@
-"""The command line, run as ``python -m smiclust`` in subprocesses.
+"""The command line, run as ``python -m smiclust`` runs it, in processes.
 
-Starting Python and importing scikit-learn takes seconds, so the end-to-end
-runs are real ``python -m smiclust`` processes, while the many malformed-input
-and fuzz cases run through one driver process that calls ``smiclust.cli.main``
-(what ``python -m smiclust`` runs) once per case, capturing stdout, stderr and
-any uncaught exception.
+Starting Python and importing scikit-learn takes seconds, so each end-to-end
+run is a child of a fork server that paid the imports once
+(``tests/cli_process.py``; checked against a new interpreter below), while
+the many malformed-input and fuzz cases run through one driver process that
+calls ``smiclust.cli.main`` (what ``python -m smiclust`` runs) once per case,
+capturing stdout, stderr and any uncaught exception.
 """
 
 import csv
@@ -16,6 +17,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_process import run_cli
 from numpy.testing import assert_allclose
 from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
@@ -28,8 +30,7 @@ FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
 
 
 def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "smiclust", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, timeout=600)
+    return run_cli(args, cwd=cwd)
 
 
 DRIVER = r"""
@@ -1443,3 +1444,20 @@ def test_datasets_export_refuses_a_bad_out_before_loading(tmp_path, monkeypatch,
     assert main(["datasets", "sonar", "--out", "adir"]) == 2
     assert "--out 'adir' is a directory" in capsys.readouterr().err
     assert os.listdir(tmp_path) == ["adir"] and os.listdir(tmp_path / "adir") == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["datasets"],
+    ["fit", "missing.csv", "-k", "2"],
+    ["fit", "moons.npy", "-k", "2", "--quiet", *FIXED],
+])
+def test_the_fork_servers_command_answers_as_a_new_interpreter(work, argv):
+    # cli() runs the command in a child of tests/cli_process.py's fork server;
+    # it must see what `python -m smiclust` gives: status, stdout, stderr
+    fresh = subprocess.run([sys.executable, "-m", "smiclust", *argv],
+                           capture_output=True, text=True, cwd=work["dir"],
+                           timeout=600)
+    forked = cli(*argv, cwd=work["dir"])
+    assert (forked.returncode, forked.stdout, forked.stderr) == (
+        fresh.returncode, fresh.stdout, fresh.stderr)
+    assert fresh.stdout or fresh.stderr

@@ -1,6 +1,7 @@
 """The command line refuses inputs that could pass for something else.
 
-Each case is a real ``python -m smiclust`` process: the outcome is judged at
+Each case is a process of its own (``tests/cli_process.py``, or a new
+``python -m smiclust`` where the case needs one): the outcome is judged at
 process exit (status, stderr, stdout, files).
 """
 
@@ -11,17 +12,22 @@ import sys
 
 import numpy as np
 import pytest
+from cli_process import run_cli
 from sklearn.datasets import make_moons
 
 FIXED = ["--n-neighbors", "5", "--gamma", "1", "--eta", "1"]
 
 
-def cli(*args, cwd, **kwargs):
-    kwargs.setdefault("timeout", 600)
+def cli(*args, cwd, timeout=600, **kwargs):
+    """``python -m smiclust *args``; with ``kwargs`` of :func:`subprocess.run`
+    (a standard output of its own, a function run before the command) a new
+    interpreter, otherwise a child of the test worker's fork server."""
+    if not kwargs:
+        return run_cli(args, cwd=cwd, timeout=timeout)
     if "stdout" not in kwargs:
         kwargs["capture_output"] = True
     return subprocess.run([sys.executable, "-m", "smiclust", *map(str, args)],
-                          text=True, cwd=cwd, **kwargs)
+                          text=True, cwd=cwd, timeout=timeout, **kwargs)
 
 
 def one_error_line(proc):

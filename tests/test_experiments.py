@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_process import run_cli
 
 from smiclust.experiments import (
     RECORD_FIELDS,
@@ -24,10 +25,7 @@ from smiclust.experiments._config import METHODS, QUICK_3SMIC_PARAMS
 
 
 def _cli(*args, check=True):
-    proc = subprocess.run(
-        [sys.executable, "-m", "smiclust", "reproduce", *args],
-        capture_output=True, text=True, timeout=600,
-    )
+    proc = run_cli(["reproduce", *args])
     if check:
         assert proc.returncode == 0, proc.stderr[-2000:]
     return proc

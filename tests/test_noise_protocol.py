@@ -3,12 +3,11 @@
 import csv
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_process import run_cli
 
 from smiclust.experiments import (
     NOISE_FRACTIONS,
@@ -323,9 +322,8 @@ def test_a_check_without_cells_is_not_evaluated(tmp_path):
 
 def test_noise_quick_command_end_to_end(tmp_path):
     out = tmp_path / "noise"
-    cmd = [sys.executable, "-m", "smiclust", "reproduce", "--config",
-           "noise-quick", "--out", str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    cmd = ["reproduce", "--config", "noise-quick", "--out", out]
+    proc = run_cli(cmd)
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads(proc.stdout)
     assert summary["n_runs"] == summary["new_runs"] == 6 + 5
@@ -334,14 +332,13 @@ def test_noise_quick_command_end_to_end(tmp_path):
     assert "**default vs the better of COPKMeans and PCKMeans, from 10 % flipped:" \
         in report
     assert (out / "figures" / "noise.png").read_bytes()[:4] == b"\x89PNG"
-    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    again = run_cli(cmd)
     assert json.loads(again.stdout)["new_runs"] == 0
     assert (out / "report.md").read_text() == report
     # a run restricted to one method keeps the directory's whole config and
     # report: the other methods' records stay described
     config = (out / "config.json").read_text()
-    one = subprocess.run([*cmd, "--methods", "smiclust"], capture_output=True,
-                         text=True, timeout=600)
+    one = run_cli([*cmd, "--methods", "smiclust"])
     assert one.returncode == 0, one.stderr[-2000:]
     assert json.loads(one.stdout)["new_runs"] == 0
     assert (out / "config.json").read_text() == config

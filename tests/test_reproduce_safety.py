@@ -1,8 +1,8 @@
 """``smiclust reproduce`` and the user's files: refusals, atomic writes, lock.
 
-Refusals are checked on the command line in a subprocess (exit status 2, one
-line on stderr naming the file, no traceback) and on the directory afterwards,
-byte for byte.
+Refusals are checked on the command line in a process of their own
+(``tests/cli_process.py``; exit status 2, one line on stderr naming the file,
+no traceback) and on the directory afterwards, byte for byte.
 """
 
 import csv
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_process import run_cli
 
 from smiclust.experiments import (
     RECORD_FIELDS,
@@ -32,10 +33,7 @@ CHEAP = ["--datasets", "faces100", "--methods", "sl", "--seeds", "1",
 
 
 def _reproduce(*args, timeout=300):
-    return subprocess.run(
-        [sys.executable, "-m", "smiclust", "reproduce", *map(str, args)],
-        capture_output=True, text=True, timeout=timeout,
-    )
+    return run_cli(["reproduce", *args], timeout=timeout)
 
 
 def _snapshot(directory):
