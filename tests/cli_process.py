@@ -9,16 +9,25 @@ scikit-learn once, so each command costs its own work and not the two to three
 seconds of a new interpreter's imports. The fork server starts from a new
 interpreter, not from the test process: nothing of pytest (its warning
 filters, its monkeypatches, the working directory) reaches the command.
+``drive_cli(cases, cwd=...)`` runs many commands one after the other in one
+such process, each through ``smiclust.cli.main`` with its output captured.
+Where multiprocessing has no fork server (Windows) both start a new
+interpreter.
 
 What a fork server child does not see, and the tests that need it use
 :func:`subprocess.run` of ``python -m smiclust`` instead: standard input (the
-child reads an empty one), environment variables set after the server started,
-the interpreter start-up itself (``tests/test_cli_imports.py``) and signals
-sent from outside (``tests/test_cli_atomic.py``, the killed runs of
+child reads an empty one), environment variables that act when a library is
+imported (the caller's environment reaches the command, but after the fork
+server's imports), the interpreter start-up itself
+(``tests/test_cli_imports.py``) and signals sent from outside
+(``tests/test_cli_atomic.py``, the killed runs of
 ``tests/test_reproduce_safety.py``).
 """
 
 import atexit
+import contextlib
+import io
+import json
 import multiprocessing
 import os
 import subprocess
@@ -49,8 +58,11 @@ def _exit_status(exc):
     return 1
 
 
-def _command(argv, cwd, out_path, err_path):
-    """The child: ``smiclust.cli.main(argv)`` in ``cwd``, output to files."""
+def _command(argv, cwd, environ, out_path, err_path):
+    """The child: ``smiclust.cli.main(argv)`` in ``cwd`` with the caller's
+    environment ``environ``, output to files."""
+    os.environ.clear()
+    os.environ.update(environ)
     for fd, path in ((1, out_path), (2, err_path)):
         target = os.open(path, os.O_WRONLY | os.O_TRUNC)
         os.dup2(target, fd)
@@ -71,6 +83,66 @@ def _command(argv, cwd, out_path, err_path):
     os._exit(status)
 
 
+def _drive(cases, cwd, results_path):
+    """The child of :func:`drive_cli`."""
+    os.chdir(cwd)
+    results = []
+    for argv in cases:
+        out, err, tb = io.StringIO(), io.StringIO(), None
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                status, tb = None, traceback.format_exc()
+        results.append({"rc": status, "stdout": out.getvalue(),
+                        "stderr": err.getvalue(), "traceback": tb})
+    with open(results_path, "w") as f:
+        json.dump(results, f)
+    atexit._run_exitfuncs()
+    os._exit(0)
+
+
+def _run_child(target, args, timeout, command):
+    """Run ``target(*args)`` in a child of the fork server; its exit status."""
+    child = _CONTEXT.Process(target=target, args=args)
+    child.start()
+    child.join(timeout)
+    if child.exitcode is None:
+        child.kill()
+        child.join()
+        raise subprocess.TimeoutExpired(command, timeout)
+    # a negative status is a signal's number, as subprocess reports it
+    return child.exitcode
+
+
+def drive_cli(cases, *, cwd, timeout=900):
+    """Every argv of ``cases`` through ``smiclust.cli.main``, one after the
+    other in one new process (one import for many cases): a list of dicts
+    with the exit status ``rc`` (None after an uncaught exception), the
+    ``stdout`` and ``stderr`` text and the ``traceback``, if any."""
+    cases = [[str(a) for a in argv] for argv in cases]
+    with tempfile.TemporaryDirectory(prefix="smiclust-cli-") as tmp:
+        results_path = os.path.join(tmp, "results.json")
+        if _CONTEXT is None:
+            status = subprocess.run(
+                [sys.executable, "-c",
+                 "import sys, cli_process; cli_process._drive("
+                 "*map(__import__('json').loads, sys.argv[1:]))",
+                 json.dumps(cases), json.dumps(os.fspath(cwd)),
+                 json.dumps(results_path)],
+                cwd=os.path.dirname(__file__), timeout=timeout).returncode
+        else:
+            status = _run_child(_drive, (cases, os.fspath(cwd), results_path),
+                                timeout, ["smiclust", "<cases>"])
+        if status != 0:
+            raise RuntimeError(f"the driver of {len(cases)} commands exited "
+                               f"with status {status}")
+        with open(results_path) as f:
+            return json.load(f)
+
+
 def run_cli(argv, *, cwd=None, timeout=600):
     """``python -m smiclust *argv`` in ``cwd`` (default: the current
     directory): a :class:`subprocess.CompletedProcess` with text ``stdout``
@@ -86,16 +158,10 @@ def run_cli(argv, *, cwd=None, timeout=600):
         err_path = os.path.join(tmp, "stderr")
         for path in (out_path, err_path):
             open(path, "wb").close()
-        child = _CONTEXT.Process(target=_command,
-                                 args=(argv, cwd, out_path, err_path))
-        child.start()
-        child.join(timeout)
-        if child.exitcode is None:
-            child.kill()
-            child.join()
-            raise subprocess.TimeoutExpired(["smiclust", *argv], timeout)
+        status = _run_child(_command,
+                            (argv, cwd, dict(os.environ), out_path, err_path),
+                            timeout, ["smiclust", *argv])
         with open(out_path) as out, open(err_path) as err:
             stdout, stderr = out.read(), err.read()
-    # a negative status is a signal's number, as subprocess reports it
     return subprocess.CompletedProcess([sys.executable, "-m", "smiclust", *argv],
-                                       child.exitcode, stdout, stderr)
+                                       status, stdout, stderr)

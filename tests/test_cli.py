@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from cli_process import run_cli
+from cli_process import drive_cli, run_cli
 from numpy.testing import assert_allclose
 from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
@@ -33,33 +33,9 @@ def cli(*args, cwd):
     return run_cli(args, cwd=cwd)
 
 
-DRIVER = r"""
-import contextlib, io, json, sys, traceback
-from smiclust.cli import main
-
-results = []
-for argv in json.load(open(sys.argv[1])):
-    out, err, tb = io.StringIO(), io.StringIO(), None
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
-            rc, tb = None, traceback.format_exc()
-    results.append({"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue(),
-                    "traceback": tb})
-json.dump(results, sys.stdout)
-"""
-
-
 def run_driver(cases, cwd):
     """Run every argv of ``cases`` through smiclust.cli.main in one process."""
-    (cwd / "cases.json").write_text(json.dumps(cases))
-    proc = subprocess.run([sys.executable, "-c", DRIVER, "cases.json"],
-                          capture_output=True, text=True, cwd=cwd, timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    results = json.loads(proc.stdout)
+    results = drive_cli(cases, cwd=cwd)
     assert len(results) == len(cases)
     return results
 
@@ -1180,7 +1156,6 @@ def test_fit_refuses_a_malformed_answers_file_in_one_line(work, tmp_path):
                         for a in extra]])
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     results = run_driver(argvs, tmp_path)
-    (tmp_path / "cases.json").unlink()
     after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert after == before  # no --out written, no input changed
     for k, ((name, (_, _, message)), result) in enumerate(
@@ -1461,3 +1436,19 @@ def test_the_fork_servers_command_answers_as_a_new_interpreter(work, argv):
     assert (forked.returncode, forked.stdout, forked.stderr) == (
         fresh.returncode, fresh.stdout, fresh.stderr)
     assert fresh.stdout or fresh.stderr
+
+
+def test_without_a_fork_server_the_commands_run_in_new_interpreters(
+        work, monkeypatch):
+    # where multiprocessing has no fork server (Windows), cli() and
+    # run_driver() start a new interpreter: the same results
+    import cli_process
+
+    argv = ["fit", "moons.npy", "-k", "2", "--quiet", *FIXED]
+    forked = cli(*argv, cwd=work["dir"]), run_driver([argv, ["-k"]], work["dir"])
+    monkeypatch.setattr(cli_process, "_CONTEXT", None)
+    fresh = cli(*argv, cwd=work["dir"]), run_driver([argv, ["-k"]], work["dir"])
+    assert (forked[0].returncode, forked[0].stdout, forked[0].stderr) == (
+        fresh[0].returncode, fresh[0].stdout, fresh[0].stderr)
+    assert forked[1] == fresh[1]
+    assert fresh[1][0]["rc"] == 0 and fresh[1][1]["rc"] == 2
