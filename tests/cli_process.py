@@ -58,16 +58,21 @@ def _exit_status(exc):
     return 1
 
 
+def _enter(cwd, environ):
+    """Take the caller's working directory and environment."""
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(environ)
+
+
 def _command(argv, cwd, environ, out_path, err_path):
     """The child: ``smiclust.cli.main(argv)`` in ``cwd`` with the caller's
     environment ``environ``, output to files."""
-    os.environ.clear()
-    os.environ.update(environ)
+    _enter(cwd, environ)
     for fd, path in ((1, out_path), (2, err_path)):
         target = os.open(path, os.O_WRONLY | os.O_TRUNC)
         os.dup2(target, fd)
         os.close(target)
-    os.chdir(cwd)
     sys.argv = [_MAIN, *argv]  # as ``python -m smiclust`` sets it
 
     try:
@@ -83,9 +88,9 @@ def _command(argv, cwd, environ, out_path, err_path):
     os._exit(status)
 
 
-def _drive(cases, cwd, results_path):
+def _drive(cases, cwd, environ, results_path):
     """The child of :func:`drive_cli`."""
-    os.chdir(cwd)
+    _enter(cwd, environ)
     results = []
     for argv in cases:
         out, err, tb = io.StringIO(), io.StringIO(), None
@@ -131,11 +136,12 @@ def drive_cli(cases, *, cwd, timeout=900):
                  "import sys, cli_process; cli_process._drive("
                  "*map(__import__('json').loads, sys.argv[1:]))",
                  json.dumps(cases), json.dumps(os.fspath(cwd)),
-                 json.dumps(results_path)],
+                 json.dumps(dict(os.environ)), json.dumps(results_path)],
                 cwd=os.path.dirname(__file__), timeout=timeout).returncode
         else:
-            status = _run_child(_drive, (cases, os.fspath(cwd), results_path),
-                                timeout, ["smiclust", "<cases>"])
+            status = _run_child(
+                _drive, (cases, os.fspath(cwd), dict(os.environ), results_path),
+                timeout, ["smiclust", "<cases>"])
         if status != 0:
             raise RuntimeError(f"the driver of {len(cases)} commands exited "
                                f"with status {status}")

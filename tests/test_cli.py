@@ -1438,6 +1438,32 @@ def test_the_fork_servers_command_answers_as_a_new_interpreter(work, argv):
     assert fresh.stdout or fresh.stderr
 
 
+def _write_environment_variable(name, cwd, environ, path):
+    """A fork server child that writes ``$name`` to ``path``."""
+    import cli_process
+
+    cli_process._enter(cwd, environ)
+    with open(path, "w") as f:
+        f.write(os.environ.get(name, "<unset>"))
+    os._exit(0)
+
+
+def test_the_fork_servers_command_sees_the_callers_environment(tmp_path,
+                                                                monkeypatch):
+    # the fork server started long before: a variable set now still reaches
+    # the command, as it would reach a new interpreter
+    import cli_process
+
+    cli("--version", cwd=tmp_path)  # the server is running
+    monkeypatch.setenv("SMICLUST_TEST_VARIABLE", "set after the server")
+    path = tmp_path / "seen.txt"
+    status = cli_process._run_child(
+        _write_environment_variable,
+        ("SMICLUST_TEST_VARIABLE", os.fspath(tmp_path), dict(os.environ), path),
+        60, ["write"])
+    assert status == 0 and path.read_text() == "set after the server"
+
+
 def test_without_a_fork_server_the_commands_run_in_new_interpreters(
         work, monkeypatch):
     # where multiprocessing has no fork server (Windows), cli() and
