@@ -980,10 +980,9 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         if oracle is not None and not callable(oracle):
             oracle = _label_oracle(oracle, n, owner)
         rng = check_random_state(self.random_state)
-        n_queries = len(must) + len(cannot) + len(unknown)
         with reuse_exact_searches():  # X is the same in every fit
-            model, n_queries, history = self._ask_and_refit(
-                X, validated, oracle, must, cannot, unknown, n_queries, rng
+            model, history = self._ask_and_refit(
+                X, validated, oracle, must, cannot, unknown, rng
             )
         self.estimator_ = model
         self.labels_ = model.labels_
@@ -992,20 +991,21 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         self.unknown_pairs_ = _pairs(unknown)
         closure = link_closure(self.must_link_, self.cannot_link_, n, model.n_clusters_)
         self.inferred_must_link_ = closure.inferred_must
-        self.n_queries_ = n_queries
+        # every question asked and every answer given is in one of the lists
+        self.n_queries_ = len(must) + len(cannot) + len(unknown)
         self.history_ = history
         accept_feature_attributes(self, feature_attributes(proxy))
         return self
 
-    def _ask_and_refit(self, X, validated, oracle, must, cannot, unknown,
-                       n_queries, rng):
+    def _ask_and_refit(self, X, validated, oracle, must, cannot, unknown, rng):
         """The first fit, then batches of questions, each followed by a refit.
 
-        ``must``, ``cannot`` and ``unknown`` (lists of pairs) take the answers
-        in asking order. Returns the last model, the number of questions
-        answered and the history of the fits.
+        ``must``, ``cannot`` and ``unknown`` (lists of pairs, the answers
+        given) take the new answers in asking order. Returns the last model
+        and the history of the fits.
         """
         n = validated.shape[0]
+        n_queries = len(must) + len(cannot) + len(unknown)
         owner = type(self).__name__
         closure = link_closure(_pairs(must), _pairs(cannot), n, int(self.n_clusters))
         model = self._model(draw_seeds(rng, 1)[0]).fit(
@@ -1083,7 +1083,7 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
                     time.perf_counter() - t0,
                 )
             )
-        return model, n_queries, history
+        return model, history
 
     def fit_predict(self, X, y=None, **fit_params):
         """Ask the oracle, cluster ``X`` and return ``labels_``.
