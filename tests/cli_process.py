@@ -58,6 +58,17 @@ def _exit_status(exc):
     return 1
 
 
+def _call_main(argv):
+    """``smiclust.cli.main(argv)``: the status ``python`` would exit with, and
+    the traceback of an uncaught exception (None when there is none)."""
+    try:
+        return _exit_status(SystemExit(main(argv))), None
+    except SystemExit as exc:
+        return _exit_status(exc), None
+    except BaseException:
+        return 1, traceback.format_exc()
+
+
 def _enter(cwd, environ):
     """Take the caller's working directory and environment."""
     os.chdir(cwd)
@@ -74,14 +85,9 @@ def _command(argv, cwd, environ, out_path, err_path):
         os.dup2(target, fd)
         os.close(target)
     sys.argv = [_MAIN, *argv]  # as ``python -m smiclust`` sets it
-
-    try:
-        status = _exit_status(SystemExit(main(argv)))
-    except SystemExit as exc:
-        status = _exit_status(exc)
-    except BaseException:
-        traceback.print_exc()
-        status = 1
+    status, tb = _call_main(argv)
+    if tb is not None:
+        sys.stderr.write(tb)
     atexit._run_exitfuncs()  # as the interpreter does before it exits
     sys.stdout.flush()
     sys.stderr.flush()
@@ -93,15 +99,10 @@ def _drive(cases, cwd, environ, results_path):
     _enter(cwd, environ)
     results = []
     for argv in cases:
-        out, err, tb = io.StringIO(), io.StringIO(), None
+        out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                status = main(argv)
-            except SystemExit as exc:
-                status = exc.code if isinstance(exc.code, int) else 1
-            except BaseException:
-                status, tb = None, traceback.format_exc()
-        results.append({"rc": status, "stdout": out.getvalue(),
+            status, tb = _call_main(argv)
+        results.append({"rc": None if tb else status, "stdout": out.getvalue(),
                         "stderr": err.getvalue(), "traceback": tb})
     with open(results_path, "w") as f:
         json.dump(results, f)
