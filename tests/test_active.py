@@ -958,17 +958,12 @@ def test_refits_search_each_graph_once_and_label_as_fresh_searches(
     # in every fit
     import contextlib
 
-    from smiclust import active, neighbors
+    from test_neighbors import _count_calls
+
+    from smiclust import active
 
     X, y = four_blobs
-    searched = []
-    real = neighbors._exact_neighbors
-
-    def counted(X, n_neighbors, n_jobs):
-        searched.append(n_neighbors)
-        return real(X, n_neighbors, n_jobs)
-
-    monkeypatch.setattr(neighbors, "_exact_neighbors", counted)
+    searched = _count_calls(monkeypatch, "_exact_neighbors")
     fits = _spy_trial_fits(monkeypatch)
     params = dict(budget=30, batch_size=10, search_every=2, random_state=0)
     kept = ActiveSMIClustering(4, **params).fit(X, y)
