@@ -329,7 +329,9 @@ class SMIClustering(BaseLinkClustering):
         with partial labels, the number of classes). An integer below such
         a clique warns (``ConstraintConflictWarning``). The choice reads a
         link of any positive weight as a link; links of weight 0 are left
-        out.
+        out. Without links only the eigengap decides: it over-splits most
+        real tables and even low-dimensional blobs (docs/n-clusters.md,
+        "Where it fails"); give a few links or read ``n_clusters_scores_``.
     n_neighbors : "auto", int or list of int, default="auto"
         Kernel parameter ``t``. ``"auto"`` searches ``1 .. 10`` (the paper's
         grid, capped at ``n_samples - 1``; on closed links only the ``t``
