@@ -287,6 +287,41 @@ def test_a_users_classifier_is_used_and_left_unfitted():
     clone(model)  # the estimator's parameters stay clonable
 
 
+def test_a_users_classifier_that_refuses_the_rows_is_named_in_the_error():
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = _one_informative_feature(n=90, seed=11)
+    partial = _labelled(y, 0.2, seed=12)
+    X_sparse = sp.csr_matrix(X)
+    with pytest.raises(TypeError, match=r"'classifier' parameter \(GaussianNB\)"
+                       r".*sparse matrix.*dense data is required"):
+        SMIClustering(2, classifier=GaussianNB(), random_state=0).fit(
+            X_sparse, partial_labels=partial)
+    assert sp.issparse(X_sparse) and X_sparse.shape == X.shape  # left as given
+
+
+def test_a_users_classifier_left_unused_says_so_at_the_callers_line():
+    import warnings
+
+    X, _ = _one_informative_feature(n=60, seed=13)
+    chain = [[0, 1], [1, 2], [2, 3]]  # the linked samples hold one cluster
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SMIClustering(2, classifier=LogisticRegression(),
+                              random_state=0).fit(X, must_link=chain)
+    unused = [w for w in caught if "was not used" in str(w.message)]
+    assert len(unused) == 1 and unused[0].filename == __file__
+    assert "'classifier' parameter (LogisticRegression)" in str(unused[0].message)
+    assert model.classifier_ is None and model.classifier_weight_ == 0.0
+    with warnings.catch_warnings(record=True) as caught:  # two clusters: used
+        warnings.simplefilter("always")
+        model = SMIClustering(2, classifier=LogisticRegression(),
+                              random_state=0).fit(X, must_link=chain,
+                                                  cannot_link=[[0, 30]])
+    assert not [w for w in caught if "was not used" in str(w.message)]
+    assert isinstance(model.classifier_, LogisticRegression)
+
+
 def test_predict_uses_the_vote_for_new_samples():
     X, y = _one_informative_feature(seed=7)
     partial = _labelled(y, 0.2, seed=8)

@@ -12,7 +12,7 @@ from sklearn.neighbors import kneighbors_graph
 import smiclust._estimator as estimator_module
 from smiclust import SMIClustering, sample_links, smi_clustering
 from smiclust._estimator import BLIND_DATA_Z
-from smiclust.constraints import count_violations
+from smiclust.constraints import ConstraintConflictWarning, count_violations
 
 
 def test_fixed_parameters_equal_solver(blobs3):
@@ -789,6 +789,30 @@ def test_warnings_of_fit_point_at_the_caller():
         SMIClustering(2, random_state=0).fit(X, cannot_link=cannot)
     conflicts = [w for w in caught if "pairwise" in str(w.message)]
     assert conflicts and all(w.filename == __file__ for w in conflicts)
+
+
+@pytest.mark.parametrize("cycle, conflict", [(5, True), (4, False), (3, True)])
+def test_an_odd_cycle_of_cannot_links_with_two_clusters_warns(cycle, conflict):
+    # no two-cluster labelling splits every link of an odd cycle; a triangle
+    # is also a clique of three, warned about as such
+    import warnings
+
+    X, _ = make_blobs(40, centers=2, random_state=1)
+    cannot = np.array([[i, (i + 1) % cycle] for i in range(cycle)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SMIClustering(2, random_state=0).fit(X, cannot_link=cannot)
+    conflicts = [w for w in caught if issubclass(w.category, ConstraintConflictWarning)]
+    assert bool(conflicts) == conflict
+    assert all(w.filename == __file__ for w in conflicts)
+    assert len(conflicts) <= 1
+    if cycle == 5:
+        assert "odd length" in str(conflicts[0].message)
+        assert "[0, 1, 2, 3, 4]" in str(conflicts[0].message)
+    assert model.n_violations_ >= int(conflict)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstraintConflictWarning)
+        SMIClustering(3, random_state=0).fit(X, cannot_link=cannot)  # 3 colours do
 
 
 def test_fewer_clusters_than_asked_warn():

@@ -22,6 +22,7 @@ from smiclust.link_groups import (
     group_sums,
     groups_from_labels,
     link_groups,
+    odd_cycle_groups,
     off_group_kernel,
     repaired_must_links,
 )
@@ -313,6 +314,55 @@ def test_cannot_clique_is_a_clique_no_larger_than_the_largest(seed):
     assert len(set(clique.tolist())) == clique.size >= 1
     assert all(A[a, b] for a, b in itertools.combinations(clique, 2))
     assert clique.size <= _largest_clique_by_brute_force(groups.cannot_matrix)
+
+
+def _two_colourable_by_brute_force(A, nodes):
+    """Whether some 0/1 colouring of ``nodes`` splits every edge among them."""
+    nodes = list(nodes)
+    edges = [(a, b) for a, b in itertools.combinations(nodes, 2) if A[a, b]]
+    return any(all(colour[nodes.index(a)] != colour[nodes.index(b)]
+                   for a, b in edges)
+               for colour in itertools.product((0, 1), repeat=len(nodes)))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_odd_cycle_groups_are_the_components_two_colours_cannot_split(seed):
+    rng = np.random.RandomState(seed)
+    n = 10
+    must = rng.randint(0, n, size=(rng.randint(0, 3), 2))
+    cannot = rng.randint(0, n, size=(rng.randint(0, 12), 2))
+    must = must[must[:, 0] != must[:, 1]]
+    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
+    groups = link_groups(must, cannot, n)
+    A = groups.cannot_matrix.toarray() > 0
+    from scipy.sparse.csgraph import connected_components
+
+    _, component = connected_components(groups.cannot_matrix, directed=False)
+    expected = [
+        a for a in range(groups.n_groups)
+        if not _two_colourable_by_brute_force(
+            A, np.flatnonzero(component == component[a]))
+    ]
+    assert_array_equal(odd_cycle_groups(groups), expected)
+
+
+def test_odd_cycle_groups_of_a_five_cycle_and_not_of_a_four_cycle():
+    five = link_groups(np.empty((0, 2), int),
+                       np.array([[0, 1], [1, 2], [2, 3], [3, 4], [4, 0]]), 7)
+    assert_array_equal(np.sort(five.group[[0, 1, 2, 3, 4]]),
+                       np.sort(odd_cycle_groups(five)))
+    four = link_groups(np.empty((0, 2), int),
+                       np.array([[0, 1], [1, 2], [2, 3], [3, 0]]), 7)
+    assert odd_cycle_groups(four).size == 0
+    # the cycle is read between must-link groups: with 1 and 3 together the
+    # four-cycle is the path 0 - {1, 3} - 2, still two-colourable ...
+    joined = link_groups(np.array([[1, 3]]),
+                         np.array([[0, 1], [1, 2], [2, 3], [3, 0]]), 7)
+    assert odd_cycle_groups(joined).size == 0
+    # ... while {0, 2}, 1 and 3 below are pairwise cannot-linked: a triangle
+    triangle = link_groups(np.array([[0, 2]]),
+                           np.array([[0, 1], [1, 2], [2, 3], [3, 1]]), 7)
+    assert odd_cycle_groups(triangle).size == 3
 
 
 @pytest.mark.parametrize("n_classes", [1, 2, 5])

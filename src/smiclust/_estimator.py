@@ -57,6 +57,7 @@ from .link_groups import (
     group_labels,
     groups_from_labels,
     link_groups,
+    odd_cycle_groups,
     repaired_must_links,
     restricted_links,
 )
@@ -430,7 +431,7 @@ class SMIClustering(BaseLinkClustering):
         its row of :math:`F`. ``0`` is the eigenvector scores as they are.
         Where the seeds hold every cluster but SMIC's labelling without
         links (same ``n_neighbors``, one more solve) agrees with the closed
-        links no better than
+        links below
         :data:`~smiclust.score_spreading.SEED_ONLY_AGREEMENT` (0.7 balanced
         accuracy, 0.5 being chance), the data's own clusters are not the
         links' and the spreading starts from the seeds alone
@@ -444,7 +445,10 @@ class SMIClustering(BaseLinkClustering):
         solves). Not used when the links are used as given (``links_ ==
         "paper"`` with links). Measured in
         docs/beyond-the-paper/research-notes.md ("Score spreading",
-        "Spreading chosen per fit by held-out seeds").
+        "Spreading chosen per fit by held-out seeds"). Above about 0.977
+        the series of :func:`~smiclust.score_spreading.spread_scores` is
+        cut at its 1,000th term (a share of about :math:`\alpha^{1000}` of
+        :math:`F` left out).
     consensus : bool, default=True
         Beyond the paper, with ``links="closure"``, ``n_neighbors`` searched
         and ``n_clusters >= 3``: the labels are the vote of the best
@@ -489,7 +493,10 @@ class SMIClustering(BaseLinkClustering):
         right and the forest weaker, they are kept). An object with ``fit``
         and ``predict_proba`` (a scikit-learn classifier; cloned, never
         fitted in place) always votes, with equal weight, where there is a
-        spreading. ``None``: the spread scores alone. ``classifier_`` holds
+        spreading and the linked samples hold two clusters or more (else a
+        ``UserWarning`` says it was not used); one that cannot be fitted on
+        them (for example on sparse ``X``) raises the error it raised, with
+        this parameter named. ``None``: the spread scores alone. ``classifier_`` holds
         the fitted one that voted, ``classifier_weight_`` its share.
         Measured in docs/beyond-the-paper/research-notes.md ("A classifier
         on the linked samples votes on the others", "The classifier's vote
@@ -919,7 +926,9 @@ default=None
                 inputs = self._choose_n_clusters(inputs, graph, c_seed, clique.size)
             else:
                 self.n_clusters_scores_ = None
-            _warn_if_too_few_clusters(clique, inputs.n_clusters)
+            _warn_if_too_few_clusters(
+                clique, inputs.n_clusters,
+                given if links.groups is None else links.groups)
             self.n_clusters_ = inputs.n_clusters
             self._warn_unused_weights(inputs)
             seeds = (solver_seed, lsmi_seed)
@@ -1595,6 +1604,15 @@ default=None
             if time.perf_counter() - start > 1.0:  # a step the user waits for
                 progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
                          f"linked samples in {time.perf_counter() - start:.0f} s")
+        elif not isinstance(self.classifier, str) and self.classifier is not None:
+            # issued once by fit, at the caller's line
+            self._vote_warnings.append((
+                f"The 'classifier' parameter ({type(self.classifier).__name__}) "
+                f"was not used: the {int(seeded.sum())} linked samples hold one "
+                "cluster of the fit, and a classifier needs two; the spread "
+                "scores alone label the samples in no link.",
+                UserWarning,
+            ))
         tested = classifier is not None and isinstance(self.classifier, str)
         alpha, pvalue, weight = self.spreading, float("nan"), None
         if alpha == "auto":
@@ -1865,7 +1883,11 @@ default=None
         (``spread_from_`` is not ``"none"``), by the argmax of the new
         samples' spread scores
         (:func:`smiclust.score_spreading.spread_new_rows`), so that a
-        training sample passed as new gets (nearly always) its ``labels_``.
+        training sample in no link passed as new gets (nearly always) its
+        ``labels_``. A linked sample's ``labels_`` came from its links as
+        well, which a new sample does not carry: passed as new it gets the
+        label its features and neighbours give, which can differ (two
+        must-linked samples may then be apart).
         When every training sample is linked, or all but fewer than 1 %
         (where the fit trains no forest), with the default's closed links,
         ``classifier="auto"`` and a spreading weight, by the paper's rule,
@@ -2065,10 +2087,13 @@ def _new_sample_rule_rows(n_samples, seed):
                               replace=False))
 
 
-def _warn_if_too_few_clusters(clique, n_clusters):
-    """Warn when the cannot-links join more groups pairwise (``clique``: a
-    sample of each) than there are clusters: no labelling satisfies them
-    all."""
+def _warn_if_too_few_clusters(clique, n_clusters, groups):
+    """Warn when no labelling satisfies every link: the cannot-links join
+    more groups pairwise (``clique``: a sample of each) than there are
+    clusters, or, with two clusters, close a cycle of odd length between the
+    must-link groups ``groups`` (:func:`smiclust.link_groups.odd_cycle_groups`;
+    with three clusters or more only the clique is checked, colouring being
+    NP-hard)."""
     if clique.size > n_clusters:
         warnings.warn(
             f"{clique.size} samples (e.g. {clique[:6].tolist()}) are pairwise "
@@ -2077,6 +2102,17 @@ def _warn_if_too_few_clusters(clique, n_clusters):
             ConstraintConflictWarning,
             stacklevel=3,
         )
+    elif n_clusters == 2 and groups is not None:
+        odd = odd_cycle_groups(groups)
+        if odd.size:
+            samples = np.flatnonzero(np.isin(groups.group, odd))
+            warnings.warn(
+                f"The cannot-links among samples such as {samples[:6].tolist()} "
+                "close a cycle of odd length (through their must-link groups), "
+                "and n_clusters=2: no labelling satisfies every link.",
+                ConstraintConflictWarning,
+                stacklevel=3,
+            )
 
 
 def _vote_warnings(caught, n_neighbors):

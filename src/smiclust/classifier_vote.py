@@ -150,7 +150,17 @@ def fit_seed_classifier(classifier, X, labels, random_state):
     order = training_order(X, labels)
     X, labels = X[order], np.asarray(labels)[order]
     if not isinstance(classifier, str):
-        return clone(classifier).fit(X, labels), order
+        try:
+            return clone(classifier).fit(X, labels), order
+        except (TypeError, ValueError) as exc:
+            rows = "a sparse matrix" if sp.issparse(X) else "an array"
+            message = (
+                f"The 'classifier' parameter ({type(classifier).__name__}) "
+                f"could not be fitted on the linked samples' rows ({rows} of "
+                f"shape {X.shape}) with the labels the fit gave them: {exc}"
+            )
+            raise (TypeError if isinstance(exc, TypeError) else ValueError)(
+                message) from exc
     with warnings.catch_warnings():
         # rows no tree left out are uniform (out_of_bag_probabilities)
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB")

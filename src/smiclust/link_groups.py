@@ -37,6 +37,7 @@ __all__ = [
     "group_block_weights",
     "group_labels",
     "cannot_clique",
+    "odd_cycle_groups",
     "repaired_must_links",
 ]
 
@@ -546,6 +547,40 @@ def cannot_clique(groups, priority=None):
         if degree[node] < len(kept):  # later groups cannot extend the clique
             break
     return np.asarray(kept, dtype=np.intp)
+
+
+def odd_cycle_groups(groups):
+    r"""Groups whose cannot-links close a cycle of odd length.
+
+    Two clusters satisfy every lifted cannot-link exactly when the group
+    cannot-link graph is bipartite, that is, holds no cycle of odd length (a
+    triangle is the smallest; :func:`cannot_clique` finds cliques only).
+    Read on the bipartite double cover: every group :math:`a` becomes
+    :math:`(a, 0)` and :math:`(a, 1)`, every cannot-link :math:`a - b` the
+    edges :math:`(a, 0) - (b, 1)` and :math:`(a, 1) - (b, 0)`; a walk from
+    :math:`(a, 0)` to :math:`(a, 1)` is a closed walk of odd length from
+    :math:`a`, so a connected component of cannot-links is bipartite exactly
+    when none of its groups has its two copies in one component of the
+    cover. One sparse connected-components pass.
+
+    Parameters
+    ----------
+    groups : LinkGroups
+
+    Returns
+    -------
+    ndarray of int
+        The groups (sorted) of the cannot-link components that are not
+        bipartite: empty exactly when a labelling into two clusters
+        satisfies every cannot-link.
+    """
+    C = groups.cannot_matrix.tocoo()
+    g = groups.n_groups
+    rows = np.concatenate([C.row, C.row + g])
+    cols = np.concatenate([C.col + g, C.col])
+    cover = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(2 * g, 2 * g))
+    _, component = connected_components(cover, directed=False)
+    return np.flatnonzero(component[:g] == component[g:])
 
 
 def _distinct_cluster_groups(groups, linked, share, n_clusters):
