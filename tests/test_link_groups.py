@@ -300,15 +300,19 @@ def _largest_clique_by_brute_force(C):
     return 0
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_cannot_clique_is_a_clique_no_larger_than_the_largest(seed):
+def _random_groups(seed, n, max_must, min_cannot, max_cannot):
+    """Groups of random links among ``n`` samples (self-pairs dropped)."""
     rng = np.random.RandomState(seed)
-    n = 11
-    must = rng.randint(0, n, size=(rng.randint(0, 4), 2))
-    cannot = rng.randint(0, n, size=(rng.randint(1, 25), 2))
+    must = rng.randint(0, n, size=(rng.randint(0, max_must), 2))
+    cannot = rng.randint(0, n, size=(rng.randint(min_cannot, max_cannot), 2))
     must = must[must[:, 0] != must[:, 1]]
     cannot = cannot[cannot[:, 0] != cannot[:, 1]]
-    groups = link_groups(must, cannot, n)
+    return link_groups(must, cannot, n)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cannot_clique_is_a_clique_no_larger_than_the_largest(seed):
+    groups = _random_groups(seed, 11, 4, 1, 25)
     clique = cannot_clique(groups)
     A = groups.cannot_matrix.toarray() > 0
     assert len(set(clique.tolist())) == clique.size >= 1
@@ -327,16 +331,10 @@ def _two_colourable_by_brute_force(A, nodes):
 
 @pytest.mark.parametrize("seed", range(16))
 def test_odd_cycle_groups_are_the_components_two_colours_cannot_split(seed):
-    rng = np.random.RandomState(seed)
-    n = 10
-    must = rng.randint(0, n, size=(rng.randint(0, 3), 2))
-    cannot = rng.randint(0, n, size=(rng.randint(0, 12), 2))
-    must = must[must[:, 0] != must[:, 1]]
-    cannot = cannot[cannot[:, 0] != cannot[:, 1]]
-    groups = link_groups(must, cannot, n)
-    A = groups.cannot_matrix.toarray() > 0
     from scipy.sparse.csgraph import connected_components
 
+    groups = _random_groups(seed, 10, 3, 0, 12)
+    A = groups.cannot_matrix.toarray() > 0
     _, component = connected_components(groups.cannot_matrix, directed=False)
     expected = [
         a for a in range(groups.n_groups)
