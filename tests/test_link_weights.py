@@ -195,6 +195,27 @@ def test_zero_weight_is_no_link_for_the_default_too():
             cannot_link_weight=[0.5, 0.0])
 
 
+@pytest.mark.parametrize("kw", [
+    dict(must_link=[[0, 1]], must_link_weight=[0.0]),
+    dict(cannot_link=[[0, 5]], cannot_link_weight=[0.0]),
+    dict(must_link=[[0, 1]], must_link_weight=[0.0], cannot_link=[[0, 5]],
+         cannot_link_weight=[0.0]),
+])
+def test_links_all_of_weight_zero_give_the_default_fit_without_links(kw):
+    # weights alone would use the links as given (no spreading, no vote):
+    # where every weight is 0 there is no link to use, and the fit is the one
+    # without links
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(200, centers=4, cluster_std=2.5, random_state=1)
+    a = SMIClustering(4, random_state=0).fit(X)
+    b = SMIClustering(4, random_state=0).fit(X, **kw)
+    assert_array_equal(a.labels_, b.labels_)
+    assert b.spread_from_ == a.spread_from_ == "scores"
+    assert (a.n_neighbors_, a.gamma_, a.eta_) == (b.n_neighbors_, b.gamma_, b.eta_)
+    assert b.n_violations_ == 0 and len(b.suspect_links_["index"]) == 0
+
+
 def test_weights_reach_the_solver():
     X, _, must, cannot, wm, wc = _problem(3)
     K = local_scaling_kernel(X, 4)
