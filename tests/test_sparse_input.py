@@ -99,6 +99,33 @@ def test_sparse_input_is_not_modified_nor_converted():
     assert_array_equal(model.labels_, unit.labels_)
 
 
+def _with_duplicate_entries(X):
+    """``X`` (non-negative, two columns) as a CSR matrix that stores each
+    row's second feature as two halves, the first feature between them: the
+    same matrix, not in canonical format."""
+    n = X.shape[0]
+    data = np.c_[X[:, 1] / 2, X[:, 0], X[:, 1] / 2].ravel()
+    S = sp.csr_matrix((data, np.tile([1, 0, 1], n), np.arange(0, 3 * n + 1, 3)),
+                      shape=X.shape)
+    assert not S.has_canonical_format
+    assert_allclose(S.toarray(), X)
+    return S
+
+
+def test_duplicate_sparse_entries_fit_and_predict_as_their_sums():
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    X = np.abs(X)
+    S = _with_duplicate_entries(X)
+    stored = (S.data.copy(), S.indices.copy(), S.indptr.copy())
+    dense = SMIClustering(3, n_neighbors=5, random_state=0).fit(X)
+    sparse = SMIClustering(3, n_neighbors=5, random_state=0).fit(S)
+    assert_array_equal(sparse.labels_, dense.labels_)
+    assert_array_equal(sparse.predict(S), dense.predict(X))
+    for before, after in zip(stored, (S.data, S.indices, S.indptr)):
+        assert_array_equal(before, after)  # the caller's matrix as it was
+    assert not S.has_canonical_format
+
+
 def test_the_sparse_check_of_scikit_learn_by_hand():
     # check_estimator_sparse_*: 40 samples, 10 features, y in 0..3; fit with
     # y, predict of shape (n,), predict_proba of shape (n, n_clusters)

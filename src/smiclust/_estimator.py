@@ -102,6 +102,7 @@ from .utils import (
     RealGrid,
     as_grid,
     at_unit_scale,
+    canonical_sparse,
     check_n_neighbors,
     check_numeric,
     check_random_state_param,
@@ -1823,8 +1824,8 @@ default=None
         responses and their scores are not computed (``None``)."""
         check_is_fitted(self)
         check_numeric(X, owner=type(self).__name__, accept_sparse=True)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
-                          reset=False)
+        X = canonical_sparse(validate_data(self, X, accept_sparse="csr",
+                                           dtype=np.float64, reset=False))
         with single_threaded():  # see fit
             e = self._x_exponent  # neighbours and kernels at the unit scale of fit
             X, X_fit = at_unit_scale(X, e), at_unit_scale(self._fit_X, e)

@@ -650,11 +650,12 @@ def _check_estimator(estimator, owner):
 def _check_X(X, owner, estimator):
     """``X`` as float64 (sparse: CSR), 2-d, finite, with the features the
     fitted ``estimator`` was trained on (count, and names when it has them)."""
-    from .utils import check_numeric
+    from .utils import canonical_sparse, check_numeric
 
     check_numeric(X, owner=owner, accept_sparse=True)
-    checked = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_2d=False,
-                          input_name="X", estimator=owner)
+    checked = canonical_sparse(check_array(
+        X, accept_sparse="csr", dtype=np.float64, ensure_2d=False,
+        input_name="X", estimator=owner))
     if checked.ndim != 2:
         raise ValueError(
             f"The 'X' parameter of {owner} must be a 2-d array of shape "

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._checks import (
     at_unit_scale,
+    canonical_sparse,
     check_n_clusters,
     check_n_neighbors,
     check_numeric,
@@ -45,6 +46,7 @@ __all__ = [
     "import_optional",
     "user_stacklevel",
     "check_numeric",
+    "canonical_sparse",
     "check_samples",
     "check_n_neighbors",
     "check_n_clusters",

@@ -9,6 +9,7 @@ from sklearn.utils import check_array
 
 __all__ = [
     "check_numeric",
+    "canonical_sparse",
     "check_samples",
     "check_n_neighbors",
     "check_n_clusters",
@@ -91,6 +92,21 @@ def _first_missing(X):
     return None
 
 
+def canonical_sparse(X):
+    """``X`` itself, or, for a sparse matrix with duplicate entries or
+    unsorted indices, a copy with the duplicates summed and the indices
+    sorted (the caller's matrix is left as it is).
+
+    A CSR matrix may hold one entry twice; it means their sum, but
+    scikit-learn's sparse Euclidean distances read such rows wrong, so the
+    neighbours of the same data given dense would differ.
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
 def check_samples(X, *, owner, min_samples=1, name="X", accept_sparse=False):
     """Validate a finite, real 2-d sample matrix and return it as float64.
 
@@ -100,14 +116,14 @@ def check_samples(X, *, owner, min_samples=1, name="X", accept_sparse=False):
     or too few samples.
     """
     check_numeric(X, owner=owner, name=name, accept_sparse=accept_sparse)
-    return check_array(
+    return canonical_sparse(check_array(
         X,
         accept_sparse="csr" if accept_sparse else False,
         dtype=np.float64,
         ensure_min_samples=min_samples,
         input_name=name,
         estimator=owner,
-    )
+    ))
 
 
 def at_unit_scale(X, exponent):
@@ -205,7 +221,7 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
     -------
     X : ndarray or CSR matrix of shape (n_samples, n_features), float64
         A validated copy or view; the caller's array is never modified.
-        Sparse input stays sparse (CSR).
+        Sparse input stays sparse (CSR, :func:`canonical_sparse`).
     n_clusters : int
     exponent : int
         :func:`unit_exponent` of ``X``: ``np.ldexp(X, -exponent)`` is the
@@ -215,8 +231,9 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
 
     owner = type(estimator).__name__
     check_numeric(X, owner=owner, accept_sparse=accept_sparse)
-    X = validate_data(estimator, X, accept_sparse="csr" if accept_sparse else False,
-                      dtype=np.float64, ensure_min_samples=2)
+    X = canonical_sparse(validate_data(
+        estimator, X, accept_sparse="csr" if accept_sparse else False,
+        dtype=np.float64, ensure_min_samples=2))
     n = X.shape[0]
     c = check_n_clusters(n_clusters, n, owner=owner)
     if c > 1 and _all_rows_equal(X):
