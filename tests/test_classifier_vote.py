@@ -287,6 +287,25 @@ def test_a_users_classifier_is_used_and_left_unfitted():
     clone(model)  # the estimator's parameters stay clonable
 
 
+def test_a_users_random_classifier_draws_its_seed_from_the_fit():
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(300, centers=3, cluster_std=3, random_state=0)
+    partial = np.where(np.random.RandomState(0).rand(300) < 0.2, y, -1)
+    user = RandomForestClassifier(n_estimators=5)
+    fits = [SMIClustering(3, classifier=user, random_state=0).fit(
+        X, partial_labels=partial) for _ in range(3)]
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.labels_, fits[0].labels_)
+        np.testing.assert_array_equal(fit.predict_proba(X[:20]),
+                                      fits[0].predict_proba(X[:20]))
+    assert isinstance(fits[0].classifier_.random_state, int)
+    assert user.random_state is None  # the user's classifier as it was
+    fixed = SMIClustering(3, classifier=RandomForestClassifier(5, random_state=7),
+                          random_state=0).fit(X, partial_labels=partial)
+    assert fixed.classifier_.random_state == 7  # a seed the user set is kept
+
+
 def test_a_users_classifier_that_refuses_the_rows_is_named_in_the_error():
     from sklearn.naive_bayes import GaussianNB
 

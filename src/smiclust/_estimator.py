@@ -493,8 +493,10 @@ class SMIClustering(BaseLinkClustering):
         alone on a tie (on MNIST digits or two moons, where the graph is
         right and the forest weaker, they are kept). An object with ``fit``
         and ``predict_proba`` (a scikit-learn classifier; cloned, never
-        fitted in place) always votes, with equal weight, where there is a
-        spreading and the linked samples hold two clusters or more (else a
+        fitted in place; its ``random_state`` parameters left at ``None``
+        are drawn from this one's, those set kept) always votes, with equal
+        weight, where there is a spreading and the linked samples hold two
+        clusters or more (else a
         ``UserWarning`` says it was not used); one that cannot be fitted on
         them (for example on sparse ``X``) raises the error it raised, with
         this parameter named. ``None``: the spread scores alone. ``classifier_`` holds

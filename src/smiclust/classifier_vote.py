@@ -138,7 +138,8 @@ def training_order(X, labels):
 def fit_seed_classifier(classifier, X, labels, random_state):
     """A fitted copy of ``classifier`` (``"auto"``: :func:`default_classifier`)
     on the seeds' rows ``X`` and ``labels``, taken in :func:`training_order`;
-    the caller's estimator is cloned, never fitted in place.
+    the caller's estimator is cloned, never fitted in place, and the clone's
+    ``random_state`` parameters left at ``None`` get ``random_state``.
 
     Returns
     -------
@@ -151,7 +152,7 @@ def fit_seed_classifier(classifier, X, labels, random_state):
     X, labels = X[order], np.asarray(labels)[order]
     if not isinstance(classifier, str):
         try:
-            return clone(classifier).fit(X, labels), order
+            return _seeded_clone(classifier, random_state).fit(X, labels), order
         except (TypeError, ValueError) as exc:
             rows = "a sparse matrix" if sp.issparse(X) else "an array"
             message = (
@@ -165,6 +166,18 @@ def fit_seed_classifier(classifier, X, labels, random_state):
         # rows no tree left out are uniform (out_of_bag_probabilities)
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB")
         return default_classifier(random_state).fit(X, labels), order
+
+
+def _seeded_clone(classifier, random_state):
+    """A clone of ``classifier`` whose ``random_state`` parameters left at
+    ``None`` (its own and its members', as ``get_params(deep=True)`` lists
+    them) are set to ``random_state``, so that the fit's seed decides them;
+    those the user set are kept."""
+    model = clone(classifier)
+    unset = {key: random_state for key, value in model.get_params(deep=True).items()
+             if (key == "random_state" or key.endswith("__random_state"))
+             and value is None}
+    return model.set_params(**unset) if unset else model
 
 
 def _by_cluster(model, proba, n_clusters):
