@@ -331,6 +331,57 @@ def test_rejected_fit_leaves_the_estimator_unchanged():
     assert_array_equal(model.predict(X), model.labels_)
 
 
+class _FailingClassifier:
+    """A classifier whose fit raises: the fit fails after the inputs were
+    accepted and the search ran."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y):
+        raise RuntimeError("the classifier broke")
+
+    def predict_proba(self, X):  # pragma: no cover - never fitted
+        raise AssertionError
+
+
+@pytest.mark.parametrize("interrupt", [RuntimeError, KeyboardInterrupt])
+def test_a_fit_that_fails_late_leaves_the_estimator_as_it_was(interrupt, monkeypatch):
+    rng = np.random.RandomState(0)
+    X, X3 = rng.normal(size=(60, 2)), rng.normal(size=(60, 3))
+    partial = np.where(np.arange(60) % 3 == 0, np.arange(60) % 2, -1)
+    model = SMIClustering(2, n_neighbors=4, random_state=0).fit(X)
+    predicted = model.predict(X)
+    before = dict(vars(model))
+    model.set_params(classifier=_FailingClassifier())
+    if interrupt is KeyboardInterrupt:  # interrupted in the middle instead
+        def stop(*args, **kwargs):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(SMIClustering, "_spread_scores", stop)
+    with pytest.raises(interrupt):
+        model.fit(X3, partial_labels=partial)
+    state = dict(vars(model))
+    assert state.pop("classifier") is not before.pop("classifier")  # the new one
+    assert state.keys() == before.keys()
+    for key, value in before.items():
+        assert state[key] is value, key
+    assert model.n_features_in_ == 2
+    assert_array_equal(model.predict(X), predicted)
+    # a fresh estimator stays unfitted
+    from sklearn.exceptions import NotFittedError
+
+    fresh = SMIClustering(2, n_neighbors=4, classifier=_FailingClassifier(),
+                          random_state=0)
+    with pytest.raises(interrupt):
+        fresh.fit(X3, partial_labels=partial)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X3)
+    assert not [k for k in vars(fresh) if k.endswith("_") and not k.startswith("_")]
+
+
 @pytest.mark.parametrize("name", ["gamma", "eta"])
 @pytest.mark.parametrize("value", [1e154, 1e300, [0.0, 1e200]])
 def test_link_weights_beyond_range_are_rejected(name, value):

@@ -3,6 +3,7 @@
 import numbers
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -885,10 +886,13 @@ default=None
         Returns
         -------
         self : SMIClustering
+
+        A fit that raises (or is interrupted) leaves the estimator as it was:
+        unfitted, or with its previous fit.
         """
         # BLAS and OpenMP at one thread: the labels do not depend on the
         # thread count (see smiclust.utils.single_threaded)
-        with single_threaded():
+        with _restored_on_error(self), single_threaded():
             inputs = self._validate_fit(
                 X, must_link, cannot_link, must_link_weight, cannot_link_weight
             )
@@ -2092,6 +2096,22 @@ def _new_sample_rule_rows(n_samples, seed):
     rng = np.random.RandomState(seed)
     return np.sort(rng.choice(n_samples, _new_sample_rule_size(n_samples),
                               replace=False))
+
+
+@contextmanager
+def _restored_on_error(estimator):
+    """Put back every attribute of ``estimator`` as it was on entry when the
+    block raises (any exception, ``KeyboardInterrupt`` too), then re-raise: a
+    failed fit leaves no half-updated model. A context manager, not a
+    wrapper function, so that the warnings of ``fit`` keep their stack
+    levels."""
+    state = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(state)
+        raise
 
 
 def _warn_if_too_few_clusters(clique, n_clusters, groups):
