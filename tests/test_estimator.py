@@ -8,9 +8,17 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.metrics import adjusted_rand_score
 from sklearn.neighbors import kneighbors_graph
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 import smiclust._estimator as estimator_module
-from smiclust import SMIClustering, sample_links, smi_clustering
+from smiclust import (
+    ConstrainedSpectralClustering,
+    SMIClustering,
+    SpectralLearning,
+    sample_links,
+    smi_clustering,
+)
 from smiclust._estimator import BLIND_DATA_Z
 from smiclust.constraints import ConstraintConflictWarning, count_violations
 
@@ -864,6 +872,40 @@ def test_an_odd_cycle_of_cannot_links_with_two_clusters_warns(cycle, conflict):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConstraintConflictWarning)
         SMIClustering(3, random_state=0).fit(X, cannot_link=cannot)  # 3 colours do
+
+
+def _three_apart(X):
+    """``X``'s thirds moved far apart: a kNN graph of at least three parts."""
+    return np.vstack([X[:20], X[20:40] + 50, X[40:] + 100])
+
+
+@pytest.mark.parametrize("make, fit, match", [
+    (lambda: SMIClustering(3), lambda m, X: m.fit(np.ones((20, 2))), "identical"),
+    (lambda: SMIClustering(3, n_neighbors=5),
+     lambda m, X: m.fit(X, must_link=[[0, 1], [1, 2]], cannot_link=[[0, 2]]),
+     "chains of must-links"),
+    (lambda: SMIClustering(2, n_neighbors=3), lambda m, X: m.fit(_three_apart(X)),
+     "connected components"),
+    (lambda: SMIClustering(2, n_neighbors=3),
+     lambda m, X: m.fit_predict(_three_apart(X)), "connected components"),
+    (lambda: make_pipeline(StandardScaler(), SMIClustering(2, n_neighbors=3)),
+     lambda m, X: m.fit(_three_apart(X)), "connected components"),
+    (lambda: SpectralLearning(2, n_neighbors=3), lambda m, X: m.fit(_three_apart(X)),
+     "connected components"),
+    (lambda: ConstrainedSpectralClustering(2, n_neighbors=3),
+     lambda m, X: m.fit(_three_apart(X)), "connected components"),
+])
+def test_warnings_from_deep_in_the_package_point_at_the_caller(make, fit, match):
+    import warnings
+
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    model = make()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit(model, X)
+    hits = [w for w in caught if match in str(w.message)]
+    assert hits
+    assert all(w.filename == __file__ for w in hits), [w.filename for w in hits]
 
 
 def test_fewer_clusters_than_asked_warn():

@@ -110,6 +110,7 @@ from .utils import (
     n_jobs_param,
     progress,
     single_threaded,
+    user_stacklevel,
     validate_params,
 )
 
@@ -956,7 +957,7 @@ default=None
                 self._fit_links(inputs, links, graph, t_grid, seeds, tested, auto_c,
                                 c_seed, test_seed)
                 for warning in dict.fromkeys(self._vote_warnings):
-                    warnings.warn(warning[0], warning[1], stacklevel=2)
+                    warnings.warn(warning[0], warning[1], stacklevel=user_stacklevel())
             finally:
                 del self._solves, self._classifiers, self._vote_warnings
                 del self._scored_links
@@ -1456,7 +1457,7 @@ default=None
                 f"{' and '.join(names)} ignored: with n_clusters=1 every sample "
                 "is in the one cluster, whatever the link weights.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             return
         if inputs.n_clusters > 2 and eta_set:
@@ -1464,13 +1465,13 @@ default=None
                 f"eta={self.eta!r} is ignored: the cannot-link weight is fixed at 0 "
                 "when n_clusters > 2, as in the 3SMIC paper.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         elif not len(inputs.cannot_link) and eta_set:
             warnings.warn(
                 f"eta={self.eta!r} is ignored: there are no cannot-links.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         no_links = not len(inputs.must_link) and not len(inputs.cannot_link)
         if no_links and gamma_set:
@@ -1478,7 +1479,7 @@ default=None
                 f"gamma={self.gamma!r} is ignored: there are no links (SMIC is "
                 "solved).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _lsmi_per_cluster(self):
@@ -2127,7 +2128,7 @@ def _warn_if_too_few_clusters(clique, n_clusters, groups):
             f"cannot-linked (through their must-link groups), more than "
             f"n_clusters={n_clusters}: no labelling satisfies every link.",
             ConstraintConflictWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     elif n_clusters == 2 and groups is not None:
         odd = odd_cycle_groups(groups)
@@ -2138,7 +2139,7 @@ def _warn_if_too_few_clusters(clique, n_clusters, groups):
                 "close a cycle of odd length (through their must-link groups), "
                 "and n_clusters=2: no labelling satisfies every link.",
                 ConstraintConflictWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
 
@@ -2169,7 +2170,7 @@ def _warn_if_clusters_hold_no_sample(labels, n_clusters):
             "The data and links may hold fewer clusters, or a small cluster may "
             "have joined a larger one.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -2182,7 +2183,7 @@ def _warn_if_rank_deficient(eigenvalues, c):
             f"n_clusters={c} (e.g. identical or too few distinct samples); the "
             "clusters behind the zero eigenvalues are arbitrary.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -2191,7 +2192,7 @@ def _graph_components(graph, inputs, n_neighbors, *, warn):
     with ``warn``, a warning when there are more than clusters."""
     n_components = graph_components(graph, inputs)
     if warn:
-        warn_graph_components(n_components, inputs, n_neighbors, stacklevel=5)
+        warn_graph_components(n_components, inputs, n_neighbors)
     return n_components
 
 

@@ -152,7 +152,7 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         if len(must) and len(cannot):
             present = links_present(inputs)
             warn_conflicting_links(present.must_link, present.cannot_link,
-                                   X.shape[0], stacklevel=2)
+                                   X.shape[0])
         return inputs
 
     def _accept_inputs(self, inputs):
@@ -250,10 +250,10 @@ def graph_components(graph, inputs):
     return int(n_components)
 
 
-def warn_graph_components(n_components, inputs, n_neighbors, *, stacklevel):
-    """A ``UserWarning`` when the kNN graph joined by the links has more
-    connected components than clusters, saying what joins them;
-    ``stacklevel`` as the caller's own ``warnings.warn`` would take it."""
+def warn_graph_components(n_components, inputs, n_neighbors):
+    """A ``UserWarning`` (at the user's line) when the kNN graph joined by
+    the links has more connected components than clusters, saying what joins
+    them."""
     c = inputs.n_clusters
     if c > 1 and n_components > c:
         linked = len(inputs.must_link) + len(inputs.cannot_link) > 0
@@ -263,7 +263,7 @@ def warn_graph_components(n_components, inputs, n_neighbors, *, stacklevel):
             f"more than n_clusters={c}; clusters may follow the components. "
             + _components_remedy(inputs.X, n_neighbors),
             UserWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.utils import check_random_state
 
-from .utils import check_random_state_param, validate_params
+from .utils import check_random_state_param, user_stacklevel, validate_params
 
 __all__ = [
     "ConstraintConflictWarning",
@@ -190,14 +190,14 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
                 f"{len(both)} pair(s) are, the first is {first}."
             )
         if warn:
-            warn_conflicting_links(must, cannot, n_samples, stacklevel=3)
+            warn_conflicting_links(must, cannot, n_samples)
     return must, cannot
 
 
-def warn_conflicting_links(must_link, cannot_link, n_samples, *, stacklevel=2):
-    """A :class:`ConstraintConflictWarning` naming the cannot-links whose
-    samples chains of must-links join (validated links); ``stacklevel`` as
-    the caller's own ``warnings.warn`` would take it."""
+def warn_conflicting_links(must_link, cannot_link, n_samples):
+    """A :class:`ConstraintConflictWarning` (at the user's line) naming the
+    cannot-links whose samples chains of must-links join (validated
+    links)."""
     conflicts = conflicting_cannot_links(must_link, cannot_link, n_samples)
     if len(conflicts):
         shown = ", ".join(str(tuple(int(v) for v in p)) for p in conflicts[:5])
@@ -206,7 +206,7 @@ def warn_conflicting_links(must_link, cannot_link, n_samples, *, stacklevel=2):
             f"must-links put together, e.g. {shown}; no labelling can satisfy "
             "every link.",
             ConstraintConflictWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -23,7 +23,7 @@ from scipy.sparse.linalg import (
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .utils import single_threaded_blas
+from .utils import single_threaded_blas, user_stacklevel
 
 __all__ = [
     "DENSE_MAX_SAMPLES",
@@ -233,7 +233,7 @@ def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_star
                 f"ARPACK did not converge for the {k} leading eigenvectors "
                 f"({len(err.eigenvalues)} converged); falling back to LOBPCG.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             X0 = start_block(rng, v0, k, err.eigenvectors)
             return _orthonormal_lobpcg(operator, X0, tol, max_iter)
@@ -242,7 +242,7 @@ def _iterative_eigenpairs(operator, k, solver, rng, v0, tol, max_iter, warm_star
                 f"ARPACK failed for the {k} leading eigenvectors "
                 f"({str(err).split(':')[0]}); falling back to LOBPCG.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             return _orthonormal_lobpcg(
                 operator, start_block(rng, v0, k, None), tol, max_iter
@@ -327,7 +327,7 @@ def start_block(rng, v0, k, partial):
     return X0
 
 
-def lobpcg_largest(A, X0, *, B=None, M=None, tol=0.0, max_iter=None, stacklevel=2):
+def lobpcg_largest(A, X0, *, B=None, M=None, tol=0.0, max_iter=None):
     r"""Largest eigenpairs of :math:`A x = \lambda B x` by LOBPCG, bounded.
 
     Parameters
@@ -343,10 +343,10 @@ def lobpcg_largest(A, X0, *, B=None, M=None, tol=0.0, max_iter=None, stacklevel=
     tol : float, default=0.0
         0 means LOBPCG's default, ``n * sqrt(eps)``.
     max_iter : int, default=None
-        ``None`` means :data:`LOBPCG_MAX_ITER`.
-    stacklevel : int, default=2
-        Of the :class:`~sklearn.exceptions.ConvergenceWarning` issued when the
-        tolerance is not reached within ``max_iter`` (the estimate is returned).
+        ``None`` means :data:`LOBPCG_MAX_ITER`. When the tolerance is not
+        reached within it, a :class:`~sklearn.exceptions.ConvergenceWarning`
+        (at the first line outside smiclust) says so and the estimate is
+        returned.
 
     Returns
     -------
@@ -370,7 +370,7 @@ def lobpcg_largest(A, X0, *, B=None, M=None, tol=0.0, max_iter=None, stacklevel=
             "iterations; returning its current estimate of the leading "
             "eigenvectors.",
             ConvergenceWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     return np.asarray(vals), np.asarray(vecs)
 
@@ -378,7 +378,7 @@ def lobpcg_largest(A, X0, *, B=None, M=None, tol=0.0, max_iter=None, stacklevel=
 def _orthonormal_lobpcg(operator, X0, tol, max_iter):
     """:func:`lobpcg_largest`, then orthonormalised and re-ordered by Rayleigh
     quotients (descending)."""
-    _, vecs = lobpcg_largest(operator, X0, tol=tol, max_iter=max_iter, stacklevel=5)
+    _, vecs = lobpcg_largest(operator, X0, tol=tol, max_iter=max_iter)
     vecs, _ = np.linalg.qr(vecs)
     vals = np.einsum("ij,ij->j", vecs, operator @ vecs)
     return _descending(vals, vecs)

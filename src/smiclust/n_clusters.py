@@ -60,6 +60,7 @@ from .utils import (
     Options,
     check_random_state_param,
     draw_seeds,
+    user_stacklevel,
     validate_params,
 )
 
@@ -356,7 +357,7 @@ class _Solver:
                 "eigengap is 0 and the eigengap cannot choose. A larger "
                 "n_neighbors joins the components.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         if n_parts == 1:
             return self._scaled_eigenvalues(op, k)

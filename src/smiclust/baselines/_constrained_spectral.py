@@ -338,7 +338,7 @@ class ConstrainedSpectralClustering(BaseLinkClustering):
         self.affinity_matrix_ = A
         self.n_graph_components_ = graph_components(A, inputs)
         self.neighbor_algorithm_ = graph.algorithm
-        warn_graph_components(self.n_graph_components_, inputs, t, stacklevel=2)
+        warn_graph_components(self.n_graph_components_, inputs, t)
         if c == 1:
             self.labels_ = np.zeros(n, dtype=np.intp)
             self.embedding_ = np.zeros((n, 0))

@@ -32,6 +32,7 @@ from ..eigensolvers import (
     peak_signs,
     start_block,
 )
+from ..utils import user_stacklevel
 from ._csc_pencil import _symmetric_operator, _theta_scale
 from ._csc_slicing import _Slicer
 
@@ -122,7 +123,7 @@ def _largest_theta(pencil, k, *, eigen_solver, random_state, tol, max_iter, coun
         return la.eigh(S, M)
     ops = pencil.operators(counter)
     if solver == "lobpcg":
-        return _lobpcg(ops, start_block(rng, v0, k, None), tol, max_iter, 4)
+        return _lobpcg(ops, start_block(rng, v0, k, None), tol, max_iter)
     if solver != "arpack":
         raise ValueError(
             "The 'eigen_solver' parameter must be a str among "
@@ -174,7 +175,7 @@ def _regular_inverse_stage(ops, k, v0, tol, max_iter):
             f"smallest lambda ({converged.size} converged; {_arpack_reason(err)}"
             "); falling back to shift-invert with spectrum slicing.",
             ConvergenceWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         return False, converged, getattr(err, "eigenvectors", None)
     return True, theta, X
@@ -201,9 +202,9 @@ def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max
             "Spectrum slicing failed (singular or pivoted factorisation); "
             "falling back to LOBPCG.",
             ConvergenceWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
-        return _lobpcg(ops, X0, tol, max_iter, 5)
+        return _lobpcg(ops, X0, tol, max_iter)
 
     def shift_inverse(Y):
         return slicer.shift_inverse(lu, sigma, Y)
@@ -229,7 +230,7 @@ def _sliced_stages(pencil, ops, k, rng, v0, partial_vals, partial_vecs, tol, max
             f"Shift-invert ARPACK did not converge ({converged} of {k} converged; "
             f"{_arpack_reason(err)}); falling back to LOBPCG.",
             ConvergenceWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         X0 = start_block(rng, v0, k, getattr(err, "eigenvectors", None))
     return _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
@@ -252,7 +253,7 @@ def _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
     Cinv_op = _symmetric_operator(n, lambda Y: sigma * shift_inverse(Y))
     try:
         tau, X = lobpcg_largest(
-            S_op, X0, B=C_op, M=Cinv_op, tol=tol, max_iter=max_iter, stacklevel=7
+            S_op, X0, B=C_op, M=Cinv_op, tol=tol, max_iter=max_iter
         )
     except (ValueError, la.LinAlgError) as err:
         # LOBPCG could not C-orthonormalise its block ("linearly dependent
@@ -262,10 +263,10 @@ def _shifted_lobpcg_stage(ops, sigma, shift_inverse, X0, rng, v0, tol, max_iter)
             f"LOBPCG on the shifted pencil failed ({err}); running it on "
             "(S, M) from a random start instead.",
             ConvergenceWarning,
-            stacklevel=6,
+            stacklevel=user_stacklevel(),
         )
         X0 = start_block(rng, v0, X0.shape[1], None)
-        return _lobpcg(ops, X0, tol, max_iter, 6)
+        return _lobpcg(ops, X0, tol, max_iter)
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = sigma * tau / (sigma + tau)
     # tau = -sigma (theta = +-inf) is impossible for sigma > theta_max: it marks
@@ -281,13 +282,8 @@ def _arpack_reason(err):
     return str(err).split(":")[0]  # "ARPACK error 3"
 
 
-def _lobpcg(ops, X0, tol, max_iter, stacklevel):
-    """LOBPCG on :math:`(S, M)` preconditioned by :math:`M^{-1}` (``ops``).
-
-    ``stacklevel`` is that of a warning issued by the caller itself; the
-    :class:`~sklearn.exceptions.ConvergenceWarning` of LOBPCG gets the same
-    frame.
-    """
+def _lobpcg(ops, X0, tol, max_iter):
+    """LOBPCG on :math:`(S, M)` preconditioned by :math:`M^{-1}` (``ops``)."""
     S_op, M_op, Minv_op = ops
     return lobpcg_largest(
         S_op,
@@ -296,7 +292,6 @@ def _lobpcg(ops, X0, tol, max_iter, stacklevel):
         M=Minv_op,
         tol=tol,
         max_iter=max_iter,
-        stacklevel=stacklevel + 2,
     )
 
 

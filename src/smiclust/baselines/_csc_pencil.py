@@ -26,6 +26,7 @@ from scipy.sparse.linalg import LinearOperator, splu
 
 from ..constraints import link_matrix
 from ..eigensolvers import leading_eigenvectors
+from ..utils import user_stacklevel
 from ._spectral_learning import drop_negligible_edges
 
 __all__ = [
@@ -359,7 +360,7 @@ def _small_solver(G, scale=0.0):
             "singular and a pseudo-inverse is used, which can miss feasible "
             "eigenvectors: move beta slightly.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         G_inv = np.linalg.pinv(Gd, hermitian=True)
     else:

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-from ..utils import draw_seeds
+from ..utils import draw_seeds, user_stacklevel
 from ._csc_eigen import feasible_eigenvectors
 from ._csc_pencil import (
     _degrees,
@@ -131,7 +131,7 @@ def solve_csc(
             f"Only {V.shape[1]} feasible non-trivial eigenvector(s) found, "
             f"fewer than n_clusters - 1 = {n_vectors}; all of them are used.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     lam, V, costs = lam[:n_vectors], V[:, :n_vectors], costs[:n_vectors]
     U = V / np.sqrt(_degrees(A))[:, None]
@@ -196,7 +196,7 @@ def _feasible_or_unconstrained(A, Q, beta_value, solver_options):
             f"No feasible non-trivial eigenvector for beta={beta_value!r}; "
             "falling back to unconstrained normalised spectral clustering.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         n = A.shape[0]
         constrained = False

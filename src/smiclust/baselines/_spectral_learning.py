@@ -641,7 +641,7 @@ class SpectralLearning(BaseLinkClustering):
         self.n_graph_components_ = result.n_components
         self.neighbor_algorithm_ = graph.algorithm
         self.n_iter_ = max(result.n_operator_applications, 1)
-        warn_graph_components(result.n_components, inputs, t, stacklevel=2)
+        warn_graph_components(result.n_components, inputs, t)
         return self
 
 

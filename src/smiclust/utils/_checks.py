@@ -92,6 +92,14 @@ def _first_missing(X):
     return None
 
 
+def _user_stacklevel():
+    """:func:`smiclust.utils.user_stacklevel` for the caller (imported here:
+    the package imports this module first)."""
+    from . import user_stacklevel
+
+    return user_stacklevel() - 1
+
+
 def canonical_sparse(X):
     """``X`` itself, or, for a sparse matrix with duplicate entries or
     unsorted indices, a copy with the duplicates summed and the indices
@@ -242,6 +250,6 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
             "apart, so the clusters follow only the links and the neighbour "
             "search's tie-breaking.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=_user_stacklevel(),
         )
     return X, c, unit_exponent(X)
