@@ -478,6 +478,22 @@ def test_warnings_of_the_searchs_trial_fits_do_not_reach_the_user(four_blobs,
     assert "a trial fit" not in messages
 
 
+def test_active_names_itself_for_an_n_neighbors_grid_too_large():
+    X = np.random.RandomState(0).normal(size=(60, 2))
+    asked = []
+
+    def oracle(i, j):
+        asked.append((i, j))
+        return True
+
+    with pytest.raises(ValueError, match=r"'n_neighbors' parameter of "
+                       r"ActiveSMIClustering must be ints, each in the range "
+                       r"\[1, n_samples - 1\] = \[1, 59\].*Got \[3, 100\]"):
+        ActiveSMIClustering(3, n_neighbors=[3, 100], budget=5,
+                            random_state=0).fit(X, oracle)
+    assert not asked  # refused before any question
+
+
 @pytest.mark.parametrize(
     "params, oracle, error, match",
     [

@@ -289,7 +289,8 @@ BAD_PARAMS = {
     "n_neighbors grid reaching n_samples": (
         {"n_neighbors": [3, 30]},
         ValueError,
-        r"smaller than n_samples=30. Got \[3, 30\]",
+        r"'n_neighbors' parameter of SMIClustering must be ints, each in the "
+        r"range \[1, n_samples - 1\].*smaller than n_samples=30. Got \[3, 30\]",
     ),
     "n_neighbors=2.5": ({"n_neighbors": 2.5}, TypeError, r"'n_neighbors'.*Got 2\.5"),
     "n_neighbors=True": ({"n_neighbors": True}, TypeError, "'n_neighbors'.*Got True"),

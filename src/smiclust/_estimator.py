@@ -882,7 +882,9 @@ default=None
             integer ``n_clusters`` is a ``ValueError``, and so is the string
             ``"-1"`` among string labels (use an object array holding ``-1``);
             ``n_clusters="auto"`` is chosen among at least as many clusters
-            as there are classes.
+            as there are classes, and at most ``n_samples - 1`` (with as
+            many classes as samples a class is merged and a
+            ``ConstraintConflictWarning`` says so).
 
         Returns
         -------

@@ -105,6 +105,7 @@ from .utils import (
     HasMethods,
     Interval,
     Options,
+    check_n_neighbors,
     check_random_state_param,
     draw_seeds,
     progress,
@@ -975,6 +976,8 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
             proxy, X, self.n_clusters, accept_sparse=True
         )
         n = validated.shape[0]
+        if not isinstance(self.n_neighbors, str):  # named here, not by the fits
+            check_n_neighbors(self.n_neighbors, n, owner=owner)
         must, cannot, unknown = _given_answers(
             must_link, cannot_link, unknown_pairs, n, f"{owner}.fit"
         )

@@ -165,8 +165,9 @@ def check_n_neighbors(n_neighbors, n_samples, *, owner):
                 f"Got {n_neighbors!r} instead."
             )
         if not 1 <= value < n_samples:
+            what = "an int" if not grid else "ints, each"
             raise ValueError(
-                f"The 'n_neighbors' parameter of {owner} must be an int in the "
+                f"The 'n_neighbors' parameter of {owner} must be {what} in the "
                 f"range [1, n_samples - 1] = [1, {n_samples - 1}], i.e. smaller than "
                 f"n_samples={n_samples}. Got {n_neighbors!r} instead."
             )
