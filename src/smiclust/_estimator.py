@@ -498,11 +498,11 @@ class SMIClustering(BaseLinkClustering):
         fitted in place; its ``random_state`` parameters left at ``None``
         are drawn from this one's, those set kept) always votes, with equal
         weight, where there is a spreading and the linked samples hold two
-        clusters or more (else a
-        ``UserWarning`` says it was not used); one that cannot be fitted on
-        them (for example on sparse ``X``) raises the error it raised, with
-        this parameter named. ``None``: the spread scores alone. ``classifier_`` holds
-        the fitted one that voted, ``classifier_weight_`` its share.
+        clusters or more (else a ``UserWarning`` says it was not used); one
+        that cannot be fitted on them (for example on sparse ``X``) raises
+        the error it raised, with this parameter named. ``None``: the spread
+        scores alone. ``classifier_`` holds the fitted one that voted,
+        ``classifier_weight_`` its share.
         Measured in docs/beyond-the-paper/research-notes.md ("A classifier
         on the linked samples votes on the others", "The classifier's vote
         chosen by held-out linked samples", "The classifier alone as a third
