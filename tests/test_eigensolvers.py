@@ -280,3 +280,27 @@ def test_auto_is_dense_up_to_and_including_max_20_3k(monkeypatch, n, k):
     vals, vecs = eigensolvers.leading_eigenvectors(A, k, random_state=0)
     assert_allclose(vals, np.linalg.eigvalsh(A)[::-1][:k], rtol=1e-10)
     assert_allclose(vecs.T @ vecs, np.eye(k), atol=1e-10)
+
+
+def test_arpack_asked_for_every_eigenpair_gives_the_dense_solution():
+    # ARPACK needs k < n; with k = n the dense solver answers
+    rng = np.random.RandomState(3)
+    B = rng.rand(12, 12)
+    A = sp.csr_matrix(B @ B.T)
+    vals, vecs = leading_eigenvectors(A, 12, eigen_solver="arpack", random_state=0)
+    assert_allclose(vals, np.linalg.eigvalsh(A.toarray())[::-1], rtol=1e-10)
+    assert_allclose(vecs.T @ vecs, np.eye(12), atol=1e-10)
+
+
+def test_smiclustering_with_arpack_and_as_many_clusters_as_samples_fits():
+    from smiclust import SMIClustering
+
+    X = np.random.default_rng(0).normal(size=(25, 2))
+    model = SMIClustering(n_clusters=25, eigen_solver="arpack", random_state=0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 25 clusters of 25 samples: warned
+        model.fit(X, must_link=[[0, 1]])
+    assert model.labels_.shape == (25,)
+    assert model.labels_[0] == model.labels_[1]

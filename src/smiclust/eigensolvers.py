@@ -78,8 +78,9 @@ def leading_eigenvectors(
     eigen_solver : {"auto", "arpack", "lobpcg", "dense"}, default="auto"
         ``"auto"`` is ARPACK, or the dense solver when
         ``n <= max(DENSE_MAX_SAMPLES, 3 k)``. ``"dense"`` forms the matrix
-        (reference only). If ARPACK does not converge within ``max_iter`` (or
-        fails, e.g. ARPACK error 3), a
+        (reference only). ``"arpack"`` with ``k = n`` (every eigenpair, which
+        ARPACK cannot give) runs the dense solver. If ARPACK does not
+        converge within ``max_iter`` (or fails, e.g. ARPACK error 3), a
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued and LOBPCG is
         run from ARPACK's partial result (or the start vector); if that does
         not converge either, its result is returned with a second warning.
@@ -125,7 +126,8 @@ def leading_eigenvectors(
     solver = eigen_solver
     if solver == "auto":
         solver = "dense" if n <= max(DENSE_MAX_SAMPLES, 3 * k) else "arpack"
-    if solver == "dense":
+    if solver == "dense" or (solver == "arpack" and k >= n):
+        # ARPACK needs k < n: every eigenpair is asked, the dense solve gives it
         return _dense_eigh(operator, k)
     # The iterations are small dense operations on n x ncv blocks between
     # sparse products: BLAS threads only add hand-offs.
