@@ -343,3 +343,21 @@ def test_auto_without_pynndescent_warns_and_records_the_exact_search(monkeypatch
                                random_state=0).fit(X[:59])
         SMIClustering(2, n_neighbors=5, random_state=0).fit(X[:59])
     assert fitted.neighbor_algorithm_ == "exact"
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e8])
+def test_exact_neighbours_do_not_move_with_a_large_offset(offset):
+    # scikit-learn's brute-force search (above 15 features) ranks by
+    # |x|^2 + |y|^2 - 2 x.y, which cancels when the rows sit far from the
+    # origin: the search runs on the centred rows, as a loop on X finds them
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 20)) * 1e-3
+    base = nearest_neighbors(X, 5, algorithm="exact")
+    moved = nearest_neighbors(X + offset, 5, algorithm="exact")
+    d = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
+    np.fill_diagonal(d, np.inf)
+    loop = np.argsort(d, axis=1, kind="stable")[:, :5]
+    np.testing.assert_array_equal(base.indices, loop)
+    np.testing.assert_array_equal(moved.indices, loop)
+    # X + 1e8 itself holds the 1e-3 spread to about 1e-8 (float64)
+    np.testing.assert_allclose(moved.distances, base.distances, rtol=1e-5)
