@@ -908,6 +908,27 @@ def test_warnings_from_deep_in_the_package_point_at_the_caller(make, fit, match)
     assert all(w.filename == __file__ for w in hits), [w.filename for w in hits]
 
 
+def test_one_value_that_dwarfs_the_rest_by_150_orders_warns():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(30, 2)), rng.normal(size=(30, 2)) + 6])
+    with pytest.warns(UserWarning, match=r"more than 150 orders of magnitude "
+                      r"\(largest \|value\| 1e\+200"):
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(
+            np.vstack([X, [[1e200, 0.0]]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a scale alone: fine
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(X * 1e300)
+        SMIClustering(2, n_neighbors=5, random_state=0).fit(X * 1e-300)
+    with warnings.catch_warnings(record=True) as caught:  # 1e100 beside 1: fine
+        warnings.simplefilter("always")
+        fit = SMIClustering(2, n_neighbors=5, random_state=0).fit(
+            np.vstack([X, [[1e100, 0.0]]]))
+    assert not [w for w in caught if "orders of magnitude" in str(w.message)]
+    assert adjusted_rand_score(np.repeat([0, 1], 30), fit.labels_[:60]) == 1.0
+
+
 def test_fewer_clusters_than_asked_warn():
     # ten clusters asked of four blobs with links: seven hold samples, and a
     # warning says so (at the caller's line); four asked, none

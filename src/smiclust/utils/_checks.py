@@ -223,8 +223,9 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
     ``X``; sparse ``X`` only with ``accept_sparse``, as CSR), scikit-learn's
     ``validate_data`` (finite, at least 2 samples; sets
     ``n_features_in_``) and :func:`check_n_clusters`, and warns when every
-    sample is identical and more than one cluster is asked for: the kernel then
-    cannot tell the samples apart.
+    sample is identical and more than one cluster is asked for (the kernel then
+    cannot tell the samples apart) and when one value dwarfs the others so
+    that their distances underflow (:func:`_warn_if_distances_underflow`).
 
     Returns
     -------
@@ -253,4 +254,38 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
             UserWarning,
             stacklevel=_user_stacklevel(),
         )
+    _warn_if_distances_underflow(X)
     return X, c, unit_exponent(X)
+
+
+#: Largest ratio of ``max |X|`` to the median nonzero ``|X|`` below which the
+#: squared distances of the samples at unit scale stay representable (float64
+#: squares span about 1e-308 to 1e308).
+DYNAMIC_RANGE_MAX = 1e150
+
+
+def _warn_if_distances_underflow(X):
+    """Warn when one value dwarfs the others by more than
+    :data:`DYNAMIC_RANGE_MAX` (e.g. a missing-value code of 1e200): at the
+    unit scale of :func:`unit_exponent` the squared differences of the other
+    samples underflow to 0 and they all look like copies of each other. The
+    median is read on at most a million entries, evenly spaced."""
+    values = X.data if sp.issparse(X) else X.ravel()
+    if not values.size:
+        return
+    largest = float(np.abs(values).max())
+    sample = np.abs(values[:: max(1, values.size // 1_000_000)])
+    sample = sample[sample > 0]
+    if not sample.size:
+        return
+    median = float(np.median(sample))
+    if largest > DYNAMIC_RANGE_MAX * median:
+        warnings.warn(
+            f"X spans more than 150 orders of magnitude (largest |value| "
+            f"{largest:.3g}, median {median:.3g}): beside it the squared "
+            "distances of the other samples underflow to 0, so they look like "
+            "copies of each other. Remove or clip the extreme values (a "
+            "missing-value code?).",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
