@@ -355,3 +355,18 @@ def test_closure_fallback_when_no_better_than_the_majority_kind(monkeypatch):
                                   links="closure", random_state=0)
     assert calls == [False, True]
     assert np.allclose(result.scores["heldout_error"], 0.1)
+
+
+def test_arpack_on_a_component_smaller_than_the_eigenvalues_asked():
+    # a separate group of 4 samples and candidates up to 5: each component
+    # is asked min(6, its size) eigenvalues, which ARPACK cannot give for the
+    # small one; the dense solve does, and the choices agree
+    X, _ = _blobs(3, n_per=30)
+    X = np.vstack([X, [[50, 50], [50.1, 50], [50, 50.1], [50.1, 50.1]]])
+    K = local_scaling_kernel(X, n_neighbors=3)
+    arpack = choose_n_clusters(K, candidates=range(2, 6), eigen_solver="arpack",
+                               random_state=0)
+    dense = choose_n_clusters(K, candidates=range(2, 6), eigen_solver="dense",
+                              random_state=0)
+    assert arpack.n_clusters == dense.n_clusters
+    assert_allclose(arpack.eigenvalues, dense.eigenvalues, atol=1e-8)

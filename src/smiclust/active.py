@@ -28,7 +28,13 @@ share of cluster ``y`` no neighbourhood claims yet, and
 q_{N'}(y) + u(y))` while fewer than ``c`` neighbourhoods are known.
 
 **Which sample** (farthest-first weighted by density, after Basu, Banerjee &
-Mooney, 2004). In this order:
+Mooney, 2004). In this order (a sample's :math:`s_i` below, divided by the
+largest of all, is added to its tier's number, 2, 1 or 0, with a draw of
+:math:`10^{-9}` from ``random_state`` to break ties; a sample of tier 2 is
+always linked, so its :math:`s_i` is 0, and it ties with an exploring
+sample whose :math:`s_i` is the largest of all, the draw deciding which
+comes first: the loop was measured so, and a sample answered "don't know"
+about is spared by that tie):
 
 1. a sample asked before and not yet placed (NPU finishes a sample first);
 2. while fewer than ``c`` neighbourhoods are known, per model cluster the
