@@ -319,6 +319,23 @@ def test_a_users_classifier_that_refuses_the_rows_is_named_in_the_error():
     assert sp.issparse(X_sparse) and X_sparse.shape == X.shape  # left as given
 
 
+class _SingularClassifier(LogisticRegression):
+    """Fails as a quadratic discriminant does on singular data."""
+
+    def fit(self, X, y):
+        raise np.linalg.LinAlgError("singular covariance")
+
+
+def test_a_users_classifier_error_keeps_its_type_and_names_the_parameter():
+    X, y = _one_informative_feature(n=90, seed=11)
+    partial = _labelled(y, 0.2, seed=12)
+    with pytest.raises(np.linalg.LinAlgError,
+                       match=r"'classifier' parameter \(_SingularClassifier\).*"
+                             r"singular covariance"):
+        SMIClustering(2, classifier=_SingularClassifier(), random_state=0).fit(
+            X, partial_labels=partial)
+
+
 def test_a_users_classifier_left_unused_says_so_at_the_callers_line():
     import warnings
 

@@ -7,6 +7,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.sparse.csgraph import connected_components
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.metrics import adjusted_rand_score
+from sklearn.model_selection import cross_validate
 from sklearn.neighbors import kneighbors_graph
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -890,6 +891,9 @@ def _three_apart(X):
      lambda m, X: m.fit_predict(_three_apart(X)), "connected components"),
     (lambda: make_pipeline(StandardScaler(), SMIClustering(2, n_neighbors=3)),
      lambda m, X: m.fit(_three_apart(X)), "connected components"),
+    (lambda: SMIClustering(2, gamma=1.0, random_state=0),
+     lambda m, X: cross_validate(m, X, cv=2, scoring=lambda e, X, y=None: 0.0),
+     "gamma=1.0 is ignored"),
     (lambda: SpectralLearning(2, n_neighbors=3), lambda m, X: m.fit(_three_apart(X)),
      "connected components"),
     (lambda: ConstrainedSpectralClustering(2, n_neighbors=3),
@@ -927,6 +931,23 @@ def test_one_value_that_dwarfs_the_rest_by_150_orders_warns():
             np.vstack([X, [[1e100, 0.0]]]))
     assert not [w for w in caught if "orders of magnitude" in str(w.message)]
     assert adjusted_rand_score(np.repeat([0, 1], 30), fit.labels_[:60]) == 1.0
+
+
+def test_the_underflow_check_reads_every_column():
+    # a stride over the raveled array would read only the tiny columns here
+    import warnings
+
+    from smiclust.utils._checks import _warn_if_distances_underflow
+
+    Y = np.ones((20000, 100))
+    Y[:, ::2] = 1e-160
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_if_distances_underflow(Y)
+    Y[:, 1::2] = 1e-160
+    Y[0, 1] = 1.0
+    with pytest.warns(UserWarning, match="150 orders of magnitude"):
+        _warn_if_distances_underflow(Y)
 
 
 def test_fewer_clusters_than_asked_warn():

@@ -151,21 +151,30 @@ def fit_seed_classifier(classifier, X, labels, random_state):
     order = training_order(X, labels)
     X, labels = X[order], np.asarray(labels)[order]
     if not isinstance(classifier, str):
+        model = _seeded_clone(classifier, random_state)
         try:
-            return _seeded_clone(classifier, random_state).fit(X, labels), order
+            return model.fit(X, labels), order
         except (TypeError, ValueError) as exc:
             rows = "a sparse matrix" if sp.issparse(X) else "an array"
-            message = (
+            raise _same_kind(exc, (
                 f"The 'classifier' parameter ({type(classifier).__name__}) "
                 f"could not be fitted on the linked samples' rows ({rows} of "
                 f"shape {X.shape}) with the labels the fit gave them: {exc}"
-            )
-            raise (TypeError if isinstance(exc, TypeError) else ValueError)(
-                message) from exc
+            )) from exc
     with warnings.catch_warnings():
         # rows no tree left out are uniform (out_of_bag_probabilities)
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB")
         return default_classifier(random_state).fit(X, labels), order
+
+
+def _same_kind(exc, message):
+    """An exception of ``exc``'s own type (``np.linalg.LinAlgError`` stays
+    one) with ``message``, or a plain ``TypeError`` / ``ValueError`` where
+    that type takes no message alone."""
+    try:
+        return type(exc)(message)
+    except Exception:
+        return (TypeError if isinstance(exc, TypeError) else ValueError)(message)
 
 
 def _seeded_clone(classifier, random_state):

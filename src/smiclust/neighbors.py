@@ -414,9 +414,14 @@ def _centred_for_search(X):
     would fill it)."""
     if sp.issparse(X) or not X.size:
         return X
-    mean = X.mean(axis=0)
-    variance = float(np.square(X - mean).sum()) / X.shape[0]
-    if float(mean @ mean) > OFFSET_SPREAD_RATIO * variance:
+    # total variance as mean square minus squared mean, without a copy of X:
+    # it cancels only where the offset dwarfs the spread, which centres
+    # anyway (beyond float range, inf or nan: left as it is)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.mean(axis=0)
+        offset = float(mean @ mean)
+        variance = float(np.einsum("ij,ij->", X, X)) / X.shape[0] - offset
+    if offset > OFFSET_SPREAD_RATIO * variance:
         return X - mean
     return X
 

@@ -107,20 +107,24 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _library_dirs():
-    """smiclust's folder and scikit-learn's (whose ``fit_predict``,
-    ``Pipeline`` and search wrappers call smiclust's ``fit``), each with a
+    """The folders of smiclust, scikit-learn (whose ``fit_predict`` and
+    ``Pipeline`` call smiclust's ``fit``) and joblib (through which
+    scikit-learn's searches and cross-validation call it), each with a
     trailing separator."""
+    import joblib
     import sklearn
 
     return (_PACKAGE_DIR + os.sep,
-            os.path.dirname(os.path.abspath(sklearn.__file__)) + os.sep)
+            *(os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+              for module in (sklearn, joblib)))
 
 
 def user_stacklevel():
     """The ``stacklevel`` with which a warning issued by the caller of this
-    function points at the user's line: the first frame outside smiclust and
-    scikit-learn (through ``fit_predict`` or a ``Pipeline``, the line that
-    called them), however deep in the package it is issued."""
+    function points at the user's line: the first frame outside smiclust,
+    scikit-learn and joblib (through ``fit_predict``, a ``Pipeline`` or a
+    search, the line that called them), however deep in the package it is
+    issued."""
     libraries = _library_dirs()
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(

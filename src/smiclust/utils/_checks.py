@@ -269,12 +269,17 @@ def _warn_if_distances_underflow(X):
     :data:`DYNAMIC_RANGE_MAX` (e.g. a missing-value code of 1e200): at the
     unit scale of :func:`unit_exponent` the squared differences of the other
     samples underflow to 0 and they all look like copies of each other. The
-    median is read on at most a million entries, evenly spaced."""
-    values = X.data if sp.issparse(X) else X.ravel()
+    median is read on about a million entries (whole rows, evenly spaced,
+    for dense ``X``)."""
+    values = X.data if sp.issparse(X) else X
     if not values.size:
         return
-    largest = float(np.abs(values).max())
-    sample = np.abs(values[:: max(1, values.size // 1_000_000)])
+    largest = max(float(values.max()), -float(values.min()))  # no copy of X
+    if sp.issparse(X):
+        sample = values[:: max(1, values.size // 1_000_000)]
+    else:  # whole rows, evenly spaced: every column is read
+        sample = X[:: max(1, X.size // 1_000_000)].ravel()
+    sample = np.abs(sample)
     sample = sample[sample > 0]
     if not sample.size:
         return
