@@ -909,9 +909,7 @@ default=None
             # closure, the clique, the choice of c) reads the others only
             present = links_present(inputs)
             if not (len(present.must_link) or len(present.cannot_link)):
-                # every link of weight 0 (or none given): the fit without links
-                inputs = present = replace(present, must_weight=None,
-                                           cannot_weight=None)
+                inputs = present  # every link of weight 0: the fit without links
             # the closure of the given links, built once: how they are used, the
             # clique of cannot-linked groups and whether the link test runs
             given = (link_groups(present.must_link, present.cannot_link,

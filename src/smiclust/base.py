@@ -223,16 +223,21 @@ def present_link_rows(inputs):
 
 def links_present(inputs):
     """``inputs`` without its links of weight 0 (:func:`present_link_rows`),
-    so that nothing reads such a link as one."""
+    so that nothing reads such a link as one; with no link left, without
+    weights either (weights alone would make the fit use links as given)."""
     keep_m, keep_c = present_link_rows(inputs)
-    if len(keep_m) == len(inputs.must_link) and len(keep_c) == len(inputs.cannot_link):
+    none_left = not (len(keep_m) or len(keep_c))
+    weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
+    if (len(keep_m) == len(inputs.must_link) and len(keep_c) == len(inputs.cannot_link)
+            and not (none_left and weighted)):
         return inputs
     return replace(
         inputs,
         must_link=inputs.must_link[keep_m],
         cannot_link=inputs.cannot_link[keep_c],
-        must_weight=None if inputs.must_weight is None else inputs.must_weight[keep_m],
-        cannot_weight=(None if inputs.cannot_weight is None
+        must_weight=(None if inputs.must_weight is None or none_left
+                     else inputs.must_weight[keep_m]),
+        cannot_weight=(None if inputs.cannot_weight is None or none_left
                        else inputs.cannot_weight[keep_c]),
     )
 
