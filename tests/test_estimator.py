@@ -943,11 +943,11 @@ def test_the_underflow_check_reads_every_column():
     Y[:, ::2] = 1e-160
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _warn_if_distances_underflow(Y)
+        _warn_if_distances_underflow(Y, float(np.abs(Y).max()))
     Y[:, 1::2] = 1e-160
     Y[0, 1] = 1.0
     with pytest.warns(UserWarning, match="150 orders of magnitude"):
-        _warn_if_distances_underflow(Y)
+        _warn_if_distances_underflow(Y, float(np.abs(Y).max()))
 
 
 def test_fewer_clusters_than_asked_warn():

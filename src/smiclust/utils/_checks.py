@@ -202,8 +202,19 @@ def unit_exponent(X):
     ``[2**-100, 2**100)`` is computed at unit scale. A power of two rescales
     exactly (``np.ldexp``), so results are those of the unit-scale data.
     """
+    return _exponent_of_peak(_largest_magnitude(X))
+
+
+def _largest_magnitude(X):
+    """``max |X|`` (0 for an empty ``X``), without a copy of ``X``."""
     values = X.data if sp.issparse(X) else X
-    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    if not values.size:
+        return 0.0
+    return max(float(values.max()), -float(values.min()))
+
+
+def _exponent_of_peak(peak):
+    """:func:`unit_exponent` of data whose largest magnitude is ``peak``."""
     if peak == 0.0 or 2.0**-100 <= peak < 2.0**100:
         return 0
     return int(np.frexp(peak)[1])
@@ -254,8 +265,9 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
             UserWarning,
             stacklevel=_user_stacklevel(),
         )
-    _warn_if_distances_underflow(X)
-    return X, c, unit_exponent(X)
+    peak = _largest_magnitude(X)
+    _warn_if_distances_underflow(X, peak)
+    return X, c, _exponent_of_peak(peak)
 
 
 #: Largest ratio of ``max |X|`` to the median nonzero ``|X|`` below which the
@@ -264,17 +276,16 @@ def validate_training_samples(estimator, X, n_clusters, *, accept_sparse=False):
 DYNAMIC_RANGE_MAX = 1e150
 
 
-def _warn_if_distances_underflow(X):
-    """Warn when one value dwarfs the others by more than
-    :data:`DYNAMIC_RANGE_MAX` (e.g. a missing-value code of 1e200): at the
-    unit scale of :func:`unit_exponent` the squared differences of the other
-    samples underflow to 0 and they all look like copies of each other. The
-    median is read on about a million entries (whole rows, evenly spaced,
-    for dense ``X``)."""
+def _warn_if_distances_underflow(X, largest):
+    """Warn when one value, ``largest`` (``max |X|``), dwarfs the others by
+    more than :data:`DYNAMIC_RANGE_MAX` (e.g. a missing-value code of 1e200):
+    at the unit scale of :func:`unit_exponent` the squared differences of the
+    other samples underflow to 0 and they all look like copies of each other.
+    The median is read on about a million entries (whole rows, evenly
+    spaced, for dense ``X``)."""
     values = X.data if sp.issparse(X) else X
     if not values.size:
         return
-    largest = max(float(values.max()), -float(values.min()))  # no copy of X
     if sp.issparse(X):
         sample = values[:: max(1, values.size // 1_000_000)]
     else:  # whole rows, evenly spaced: every column is read
