@@ -1,4 +1,5 @@
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -1079,6 +1080,75 @@ def test_an_approximate_neighbour_search_is_announced(monkeypatch, capsys):
             in capsys.readouterr().err)
     SMIClustering(2, n_neighbors=5, verbose=1, random_state=0).fit(X)
     assert "approximately" not in capsys.readouterr().err
+
+
+class _SlowClock:
+    """A clock on which every reading is two seconds after the last: every
+    step of a fit then runs longer than a second."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 2.0
+        return self.now
+
+
+def test_step_progress_speaks_only_once_the_user_waits(monkeypatch, capsys):
+    import smiclust.utils as utils_module
+
+    readings = iter([0.0, 0.5, 0.9, 1.5, 3.0])
+    monkeypatch.setattr(utils_module.time, "perf_counter", lambda: next(readings))
+    step = utils_module.StepProgress(1, "vote")  # starts at 0.0
+    step.part("first part")  # 0.5 s: quiet
+    step.done("quick")  # 0.9 s: quiet
+    assert capsys.readouterr().err == ""
+    step.part("second part")  # 1.5 s
+    step.done("vote over 3 labellings")  # 3.0 s
+    assert capsys.readouterr().err.splitlines() == [
+        "[smiclust] vote: second part (2 s so far)",
+        "[smiclust] vote over 3 labellings (3 s)",
+    ]
+    readings = iter([0.0, 5.0])
+    quiet = utils_module.StepProgress(0, "vote")  # not verbose: never a line
+    quiet.done("anything")
+    assert capsys.readouterr().err == ""
+
+
+def test_a_verbose_fit_reports_every_step_the_user_waits_for(monkeypatch, capsys):
+    # issue 11, item 4: progress on every step that takes more than a second.
+    # On a clock where every step takes seconds, each step of the default's
+    # fit with labels on three clusters says what it did: none is silent.
+    import smiclust.utils as utils_module
+
+    X, y = make_blobs(150, centers=3, cluster_std=2.5, random_state=1)
+    partial = np.full(150, -1)
+    partial[::10] = y[::10]
+    quiet = SMIClustering(3, random_state=0).fit(X, partial_labels=partial)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(utils_module, "time", _SlowClock())
+    model = SMIClustering(3, random_state=0, verbose=1).fit(
+        X, partial_labels=partial)
+    err = capsys.readouterr().err
+    for line in ("[smiclust] 10 neighbours of 150 samples searched (",
+                 "[smiclust] LSMI design: 150 centres, 5 folds (",
+                 "[smiclust] solved at n_neighbors=",
+                 "[smiclust] vote over n_neighbors: SMIC's best labelling at "
+                 "n_neighbors=",
+                 "[smiclust] vote over n_neighbors: Spectral Learning's "
+                 "labelling at n_neighbors=",
+                 "[smiclust] SMIC without links agrees with the closed links at ",
+                 "[smiclust] spreading weight: fold 1/5 solved and spread (",
+                 "[smiclust] spreading weight: fold 5/5 solved and spread (",
+                 "[smiclust] spreading 0.5 chosen by held-out seeds (p = "):
+        assert line in err, line
+    # reporting changes nothing
+    assert_array_equal(model.labels_, quiet.labels_)
+    with warnings.catch_warnings():  # c chosen here may leave a cluster empty
+        warnings.simplefilter("ignore", UserWarning)
+        SMIClustering("auto", random_state=0, verbose=1).fit(
+            X, partial_labels=partial)
+    assert "[smiclust] n_clusters=" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("kernel", ["local-scaling", "normalized"])

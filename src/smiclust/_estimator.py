@@ -1,7 +1,6 @@
 """SMIClustering estimator and its function twin: validation and glue only."""
 
 import numbers
-import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -101,6 +100,7 @@ from .utils import (
     Interval,
     Options,
     RealGrid,
+    StepProgress,
     as_grid,
     at_unit_scale,
     canonical_sparse,
@@ -575,7 +575,10 @@ class SMIClustering(BaseLinkClustering):
         joblib (``None`` means 1; a ``joblib.parallel_config`` context, e.g.
         ``backend="dask"``, is honoured).
     verbose : int, default=0
-        Progress of the parameter search on stderr when positive.
+        Progress on stderr when positive: every candidate of the parameter
+        search, and every other step of the fit that runs longer than a
+        second (after each of its parts where it has several, e.g. the folds
+        that choose the spreading weight).
 
     Attributes
     ----------
@@ -1013,10 +1016,14 @@ default=None
     def _links_agreement_z(self, inputs, graph, solver_seed, n_neighbors, kernel):
         """:func:`~smiclust.link_test.agreement_over_chance` of SMIC without
         links on the ``kernel`` of ``n_neighbors`` with the given links."""
+        step = StepProgress(self.verbose, "links and data")
         K = kernel_from_neighbors(graph, n_neighbors, kernel)
         labels = self._solve(K, _NO_LINKS, inputs.n_clusters, 0.0, 0.0,
                              solver_seed, kernel).labels
-        return agreement_over_chance(labels, inputs.must_link, inputs.cannot_link)
+        z = agreement_over_chance(labels, inputs.must_link, inputs.cannot_link)
+        step.done(f"SMIC without links at n_neighbors={n_neighbors} agrees with "
+                  f"the links at z = {z:.3g} over chance")
+        return z
 
     def _searched_kernel(self):
         """The kernel the search runs on (``"auto"`` searches on the
@@ -1079,17 +1086,16 @@ default=None
                                 kernel=first, design=design, search=search)
         if not compares:
             return fit, first
-        start = time.perf_counter()
+        step = StepProgress(self.verbose, "kernel")
         other = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
                                   weights=fit.params[1:], kernel="normalized",
                                   design=design)
         lsmi_first = design.score(fit.solution.labels)
         lsmi_other = design.score(other.solution.labels)
         taken = lsmi_other > 0 and lsmi_other > NORMALIZED_KERNEL_MARGIN * lsmi_first
-        if time.perf_counter() - start > 1.0:  # a step the user waits for
-            progress(self.verbose, f"kernel: LSMI {lsmi_first:.4g} local-scaling, "
-                     f"{lsmi_other:.4g} normalized; "
-                     f"{'normalized' if taken else 'local-scaling'} kept")
+        step.done(f"kernel: LSMI {lsmi_first:.4g} local-scaling, "
+                  f"{lsmi_other:.4g} normalized; "
+                  f"{'normalized' if taken else 'local-scaling'} kept")
         return (other, "normalized") if taken else (fit, first)
 
     def _solve_graph(self, inputs, links, graph, t_grid, seeds, verbose,
@@ -1114,9 +1120,11 @@ default=None
             # chosen one's labels charge every given cannot-link broken, so
             # the many links between two large groups hold
             links = replace(links, count_cannot_links=True)
+        step = StepProgress(verbose, "final solve")
         K = kernel_from_neighbors(graph, t, kernel)
         solution = self._solve(K, links, inputs.n_clusters, gamma, eta, solver_seed,
                                kernel, kept=False)
+        step.done(f"solved at n_neighbors={t}, gamma={gamma:g}, eta={eta:g}")
         spread = _NO_SPREAD
         if self.links == "closure" and (links.groups is not None or not links_given):
             votes = None
@@ -1176,6 +1184,7 @@ default=None
         best = best_per_neighbors(r["param_n_neighbors"], r["criterion"])
         if best.size < 2:
             return solution, None
+        step = StepProgress(self.verbose, "vote over n_neighbors")
         labellings = []
         for i in best:
             params = (int(r["param_n_neighbors"][i]), float(r["param_gamma"][i]),
@@ -1186,6 +1195,7 @@ default=None
             K_t = kernel_from_neighbors(graph, params[0], kernel)
             labellings.append(self._solve(K_t, links, c, *params[1:],
                                           solver_seed, kernel).labels)
+            step.part(f"SMIC's best labelling at n_neighbors={params[0]} solved")
         if SL_VOTE_MIN_CLUSTER_SIZE * c <= inputs.n_samples <= SL_VOTE_MAX_SAMPLES:
             for t in sorted({int(r["param_n_neighbors"][i]) for i in best}):
                 with warnings.catch_warnings(record=True) as caught:
@@ -1195,6 +1205,7 @@ default=None
                         random_state=solver_seed, eigen_solver=self.eigen_solver,
                         max_iter=self.max_iter))
                 self._vote_warnings.extend(_vote_warnings(caught, t))
+                step.part(f"Spectral Learning's labelling at n_neighbors={t} solved")
         first = vote_scores(labellings, solution.labels, c)
         votes = vote_scores(labellings, np.argmax(first, axis=1), c)
         if links.groups is not None:
@@ -1204,6 +1215,7 @@ default=None
         else:
             labels = np.argmax(votes, axis=1)
         solution, order = with_labels(solution, labels, c)
+        step.done(f"vote over n_neighbors: {len(labellings)} labellings")
         return solution, votes[:, order]
 
     def _solve(self, K, links, n_clusters, gamma, eta, solver_seed,
@@ -1405,6 +1417,7 @@ default=None
         # below it (nor above n - 1: a clique of every sample then warns)
         fewest = min(max(2, n_cannot_clique), n - 1)
         present = links_present(inputs)
+        step = StepProgress(self.verbose, "n_clusters")
         result = choose_n_clusters(
             local_scaling_kernel_from_neighbors(graph, _AUTO_C_NEIGHBORS),
             present.must_link,
@@ -1415,6 +1428,8 @@ default=None
             random_state=seed,
         )
         self.n_clusters_scores_ = result.scores
+        step.done(f"n_clusters={int(result.n_clusters)} chosen among {fewest} to "
+                  f"{max(fewest, min(_AUTO_C_MAX, n - 1))}")
         return replace(inputs, n_clusters=int(result.n_clusters))
 
     def _check_weight_products(self, inputs):
@@ -1504,7 +1519,8 @@ default=None
     def _lsmi_design(self, inputs, lsmi_seed, n_centers):
         """The search's LSMI design (see :meth:`_lsmi_per_cluster` for the
         centres a class keeps)."""
-        return LSMIDesign(
+        step = StepProgress(self.verbose, "LSMI")
+        design = LSMIDesign(
             inputs.X,
             n_centers=n_centers,
             n_folds=min(self.lsmi_n_folds, inputs.n_samples),
@@ -1512,6 +1528,9 @@ default=None
             max_centers_per_class=(LSMI_CENTERS_PER_CLUSTER
                                    if self._lsmi_per_cluster() else None),
         )
+        step.done(f"LSMI design: {design.n_centers_} centres, "
+                  f"{len(design.fold_indices_)} folds")
+        return design
 
     def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
                 verbose, n_centers, kernel, design=None):
@@ -1596,9 +1615,12 @@ default=None
             scores = votes
         source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
+            step = StepProgress(self.verbose, "spreading source")
             unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
                                           solver_seed, kernel).labels
             agreement = closed_link_agreement(unlinked_labels, groups, c)
+            step.done(f"SMIC without links agrees with the closed links at "
+                      f"{agreement:.3g} balanced accuracy")
             if agreement < SEED_ONLY_AGREEMENT:
                 source = "links"
                 scores = np.zeros_like(scores)
@@ -1610,12 +1632,10 @@ default=None
                 and uses_classifier(self.classifier, int(seeded.sum()),
                                     int((~seeded).sum()), c)
                 and np.unique(solution.labels[seeded]).size >= 2):
-            start = time.perf_counter()
+            step = StepProgress(self.verbose, "classifier")
             classifier, trained_order = self._seed_classifier(
                 inputs, seeded, solution.labels[seeded], solver_seed)
-            if time.perf_counter() - start > 1.0:  # a step the user waits for
-                progress(self.verbose, f"classifier trained on {int(seeded.sum())} "
-                         f"linked samples in {time.perf_counter() - start:.0f} s")
+            step.done(f"classifier trained on {int(seeded.sum())} linked samples")
         elif not isinstance(self.classifier, str) and self.classifier is not None:
             # issued once by fit, at the caller's line
             self._vote_warnings.append((
@@ -1711,7 +1731,7 @@ default=None
         chosen weight, they decide the classifier's share
         (:func:`~smiclust.classifier_vote.chosen_weight`; ``None``: no
         classifier). ``None``: no classifier tested (share ``None``)."""
-        start = time.perf_counter()
+        step = StepProgress(self.verbose, "spreading weight")
         n, c = inputs.n_samples, inputs.n_clusters
         folds = link_folds(inputs.must_link, inputs.cannot_link, n, SPREADING_FOLDS,
                            np.random.RandomState(solver_seed))
@@ -1747,6 +1767,7 @@ default=None
                 np.column_stack(labels), groups, held, train)
             right.append(fold_right)
             units.append(fold_units)
+            step.part(f"fold {fold + 1}/{folds.n_folds} solved and spread")
         first, second = AUTO_ALPHAS
         right = np.concatenate(right)
         pvalue = sign_test_pvalue(right[:, 0], right[:, 1], np.concatenate(units))
@@ -1754,13 +1775,11 @@ default=None
         chosen = 1 if alpha == second else 0
         weight = None if oob is None else chosen_weight(
             right[:, chosen].sum(), right[:, 2 + chosen].sum(), right[:, 4].sum())
-        if time.perf_counter() - start > 1.0:  # a step the user waits for
-            kept = "" if oob is None else "; the classifier's vote " + (
-                "not kept" if weight is None
-                else "kept alone" if weight == 1.0 else "kept")
-            progress(self.verbose, f"spreading {alpha} chosen by held-out seeds in "
-                     f"{time.perf_counter() - start:.0f} s (p = {pvalue:.3g} that "
-                     f"{second} labels them better){kept}")
+        kept = "" if oob is None else "; the classifier's vote " + (
+            "not kept" if weight is None
+            else "kept alone" if weight == 1.0 else "kept")
+        step.done(f"spreading {alpha} chosen by held-out seeds (p = {pvalue:.3g} "
+                  f"that {second} labels them better){kept}")
         return alpha, pvalue, weight
 
     def _predicts_by_choice(self):
@@ -1866,7 +1885,7 @@ default=None
         ``fit``."""
         if not self._predicts_by_choice():
             return None, None
-        start = time.perf_counter()
+        step = StepProgress(self.verbose, "new samples")
         n = self.labels_.size
         if n >= _ANNOUNCED_RULE_SAMPLES:  # seconds of silence otherwise
             judged = (n if n <= NEW_SAMPLE_RULE_MAX_SAMPLES
@@ -1875,9 +1894,7 @@ default=None
                      f"rule for new ones is chosen on {judged} training samples "
                      "held out in turn")
         rule = self._choose_linked_fit_rule(X_fit, sigma)
-        if time.perf_counter() - start > 1.0:  # a step the user waits for
-            progress(self.verbose, f"new samples: {rule[0]} chosen by held-out "
-                     f"training labels in {time.perf_counter() - start:.0f} s")
+        step.done(f"new samples: {rule[0]} chosen by held-out training labels")
         return rule
 
     def _linked_rule(self, X_fit, sigma):

@@ -29,6 +29,7 @@ from .neighbors import (
     resolve_algorithm,
 )
 from .utils import (
+    StepProgress,
     at_unit_scale,
     draw_seeds,
     progress,
@@ -187,7 +188,8 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
                      f"searching {n_neighbors} neighbours of {n} samples "
                      "approximately (pynndescent; its first search in a "
                      "process compiles for about half a minute)")
-        return nearest_neighbors(
+        step = StepProgress(getattr(self, "verbose", 0), "neighbours")
+        graph = nearest_neighbors(
             at_unit_scale(inputs.X, inputs.exponent),
             n_neighbors,
             algorithm=self.neighbor_algorithm,
@@ -195,6 +197,8 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
             random_state=seed,
             distinct_rows=self._neighbors_among_distinct_rows(),
         )
+        step.done(f"{n_neighbors} neighbours of {n} samples searched")
+        return graph
 
     def _neighbors_among_distinct_rows(self):
         """Whether the neighbour search runs among distinct rows (see

@@ -5,6 +5,7 @@ import hashlib
 import importlib
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -43,6 +44,8 @@ __all__ = [
     "arrays_digest",
     "draw_seeds",
     "progress",
+    "StepProgress",
+    "WAITED_SECONDS",
     "import_optional",
     "user_stacklevel",
     "check_numeric",
@@ -101,6 +104,54 @@ def progress(verbose, text):
     """A progress line on standard error when ``verbose``."""
     if verbose:
         print(f"[smiclust] {text}", file=sys.stderr, flush=True)
+
+
+#: A step of a fit that runs longer than this (seconds) is one the user
+#: waits for: a verbose fit reports it (:class:`StepProgress`).
+WAITED_SECONDS = 1.0
+
+
+class StepProgress:
+    """Progress of one step of a fit, reported only once the user waits.
+
+    Quick fits stay quiet: :meth:`part` (after each part of a step made of
+    several, e.g. a fold) and :meth:`done` (at its end) print a line when
+    ``verbose`` and the step has run for more than :data:`WAITED_SECONDS`.
+    The longest silence of a verbose fit is then one part of a step.
+
+    Parameters
+    ----------
+    verbose : int or bool
+    step : str
+        The step's name, which starts every line of :meth:`part`.
+    """
+
+    def __init__(self, verbose, step):
+        self.verbose = verbose
+        self.step = step
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self):
+        """Seconds since the step started."""
+        return time.perf_counter() - self.start
+
+    @property
+    def waited(self):
+        """Whether the step has run for more than :data:`WAITED_SECONDS`."""
+        return self.seconds > WAITED_SECONDS
+
+    def part(self, text):
+        """``"<step>: <text> (<s> s so far)"`` once the user waits."""
+        seconds = self.seconds
+        if seconds > WAITED_SECONDS:
+            progress(self.verbose, f"{self.step}: {text} ({seconds:.0f} s so far)")
+
+    def done(self, text):
+        """``"<text> (<s> s)"`` once the user waits."""
+        seconds = self.seconds
+        if seconds > WAITED_SECONDS:
+            progress(self.verbose, f"{text} ({seconds:.0f} s)")
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
