@@ -1151,6 +1151,29 @@ def test_a_verbose_fit_reports_every_step_the_user_waits_for(monkeypatch, capsys
     assert "[smiclust] n_clusters=" in capsys.readouterr().err
 
 
+def test_the_link_test_s_fold_fits_report_only_their_folds(monkeypatch, capsys):
+    # the link test's fits are the test's parts: on a clock where every step
+    # takes seconds, their inner steps (LSMI designs, final solves) stay quiet
+    import smiclust.utils as utils_module
+
+    X, y = make_blobs(150, centers=3, cluster_std=2.0, random_state=1)
+    must, cannot = sample_links(y, 120, random_state=0)
+    ends = [(i, j) for i, j in must if i == must[0][0] or j == must[0][0]]
+    others = {int(k) for pair in ends for k in pair} - {int(must[0][0])}
+    assert len(others) >= 2  # two must-links through one sample
+    cannot = np.vstack([cannot, sorted(others)[:2]])  # contradicts them
+    monkeypatch.setattr(utils_module, "time", _SlowClock())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstraintConflictWarning)
+        model = SMIClustering(3, random_state=0, verbose=1).fit(
+            X, must_link=must, cannot_link=cannot)
+    assert model.link_test_pvalue_ == model.link_test_pvalue_  # it ran
+    lines = capsys.readouterr().err.splitlines()
+    first = lines.index("[smiclust] link test: fold 1/5 fitted")
+    assert "[smiclust] LSMI design: 150 centres, 5 folds (2 s)" in lines[:first]
+    assert all(line.startswith("[smiclust] link test") for line in lines[first:])
+
+
 @pytest.mark.parametrize("kernel", ["local-scaling", "normalized"])
 def test_predict_and_predict_proba_follow_the_paper_s_rule_by_loops(kernel):
     # the paper's out-of-sample rule written out (no spreading, no links):

@@ -1080,7 +1080,8 @@ default=None
         # the design both searches would build (same samples, seed and
         # centres), built once and shared with the comparison
         design = (self._lsmi_design(inputs, seeds[1],
-                                    self._lsmi_centers(inputs.n_clusters))
+                                    self._lsmi_centers(inputs.n_clusters),
+                                    self.verbose)
                   if compares else None)
         fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
                                 kernel=first, design=design, search=search)
@@ -1133,10 +1134,11 @@ default=None
             if ((self.consensus if vote is None else vote) and search is not None
                     and inputs.n_clusters >= 3):
                 solution, votes = self._vote(inputs, links, graph, search, solution,
-                                             solver_seed, kernel)
+                                             solver_seed, kernel, verbose)
             solution, spread = self._spread_scores(
                 K, inputs, links.groups, solution, solver_seed, votes,
                 params=(t, gamma, eta) if choose_alpha else None, kernel=kernel,
+                verbose=verbose,
             )
         return _GraphFit(solution, planned.params, search, planned.candidates,
                          planned.t_chosen, spread)
@@ -1175,16 +1177,18 @@ default=None
             params = candidates[0]
         return _GraphSearch(tuple(params), search, candidates, t_chosen)
 
-    def _vote(self, inputs, links, graph, search, solution, solver_seed, kernel):
+    def _vote(self, inputs, links, graph, search, solution, solver_seed, kernel,
+              verbose=0):
         """``solution`` relabelled by the vote of the best candidate of every
         ``n_neighbors`` (:mod:`smiclust.consensus`), and the votes (columns in
-        the new cluster order); unchanged and ``None`` with one ``t``."""
+        the new cluster order); unchanged and ``None`` with one ``t``.
+        ``verbose``: progress after each labelling."""
         c = inputs.n_clusters
         r = search.results
         best = best_per_neighbors(r["param_n_neighbors"], r["criterion"])
         if best.size < 2:
             return solution, None
-        step = StepProgress(self.verbose, "vote over n_neighbors")
+        step = StepProgress(verbose, "vote over n_neighbors")
         labellings = []
         for i in best:
             params = (int(r["param_n_neighbors"][i]), float(r["param_gamma"][i]),
@@ -1516,10 +1520,10 @@ default=None
             return PAPER_LSMI_CENTERS
         return self.lsmi_n_centers
 
-    def _lsmi_design(self, inputs, lsmi_seed, n_centers):
+    def _lsmi_design(self, inputs, lsmi_seed, n_centers, verbose):
         """The search's LSMI design (see :meth:`_lsmi_per_cluster` for the
-        centres a class keeps)."""
-        step = StepProgress(self.verbose, "LSMI")
+        centres a class keeps); ``verbose``: progress."""
+        step = StepProgress(verbose, "LSMI")
         design = LSMIDesign(
             inputs.X,
             n_centers=n_centers,
@@ -1535,7 +1539,7 @@ default=None
     def _search(self, inputs, links, graph, candidates, solver_seed, lsmi_seed,
                 verbose, n_centers, kernel, design=None):
         if design is None:
-            design = self._lsmi_design(inputs, lsmi_seed, n_centers)
+            design = self._lsmi_design(inputs, lsmi_seed, n_centers, verbose)
         return search_parameters(
             graph,
             inputs.must_link,
@@ -1594,7 +1598,7 @@ default=None
             self.lsmi_ = float(search.results["lsmi"][search.best_index])
 
     def _spread_scores(self, K, inputs, groups, solution, solver_seed, votes=None,
-                       params=None, kernel="local-scaling"):
+                       params=None, kernel="local-scaling", verbose=0):
         """``solution`` with the labels of the samples in no link taken from
         the scores spread over ``K``
         (:func:`smiclust.score_spreading.spread_labels`), or from the seeds
@@ -1604,7 +1608,8 @@ default=None
         consensus's scores, spread instead of the solution's; ``params``: the
         chosen ``(n_neighbors, gamma, eta)``, with which ``spreading="auto"``
         chooses its weight (:meth:`_choose_spreading`; ``None``: the first of
-        :data:`~smiclust.score_spreading.AUTO_ALPHAS`)."""
+        :data:`~smiclust.score_spreading.AUTO_ALPHAS`); ``verbose``: progress
+        of its steps."""
         c = inputs.n_clusters
         seeded = ~unlinked_mask(inputs.n_samples, inputs.must_link, inputs.cannot_link)
         if self.spreading == 0 or c == 1 or seeded.all():
@@ -1615,7 +1620,7 @@ default=None
             scores = votes
         source, agreement = "scores", float("nan")
         if groups is not None and np.unique(solution.labels[seeded]).size == c:
-            step = StepProgress(self.verbose, "spreading source")
+            step = StepProgress(verbose, "spreading source")
             unlinked_labels = self._solve(K, _NO_LINKS, c, 0.0, 0.0,
                                           solver_seed, kernel).labels
             agreement = closed_link_agreement(unlinked_labels, groups, c)
@@ -1632,7 +1637,7 @@ default=None
                 and uses_classifier(self.classifier, int(seeded.sum()),
                                     int((~seeded).sum()), c)
                 and np.unique(solution.labels[seeded]).size >= 2):
-            step = StepProgress(self.verbose, "classifier")
+            step = StepProgress(verbose, "classifier")
             classifier, trained_order = self._seed_classifier(
                 inputs, seeded, solution.labels[seeded], solver_seed)
             step.done(f"classifier trained on {int(seeded.sum())} linked samples")
@@ -1657,7 +1662,7 @@ default=None
                         out_of_bag_probabilities(classifier, c))
                 alpha, pvalue, weight = self._choose_spreading(
                     K, inputs, groups, params[1:], source == "links", solver_seed,
-                    kernel, oob=oob, seed_labels=solution.labels,
+                    kernel, oob=oob, seed_labels=solution.labels, verbose=verbose,
                 )
         if tested and weight is None:
             classifier = None
@@ -1710,7 +1715,8 @@ default=None
         return cache[key][1]
 
     def _choose_spreading(self, K, inputs, groups, weights, from_links, solver_seed,
-                          kernel="local-scaling", oob=None, seed_labels=None):
+                          kernel="local-scaling", oob=None, seed_labels=None,
+                          verbose=0):
         """The weight of ``spreading="auto"``, its p-value, and whether the
         classifier's vote labels held-out seeds better: the linked samples
         in :data:`SPREADING_FOLDS` folds; per fold the closure of the links
@@ -1730,8 +1736,9 @@ default=None
         (:func:`~smiclust.classifier_vote.vote_probabilities`), scored at the
         chosen weight, they decide the classifier's share
         (:func:`~smiclust.classifier_vote.chosen_weight`; ``None``: no
-        classifier). ``None``: no classifier tested (share ``None``)."""
-        step = StepProgress(self.verbose, "spreading weight")
+        classifier). ``None``: no classifier tested (share ``None``).
+        ``verbose``: progress after each fold."""
+        step = StepProgress(verbose, "spreading weight")
         n, c = inputs.n_samples, inputs.n_clusters
         folds = link_folds(inputs.must_link, inputs.cannot_link, n, SPREADING_FOLDS,
                            np.random.RandomState(solver_seed))
