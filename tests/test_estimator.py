@@ -1097,8 +1097,14 @@ class _SlowClock:
 def test_step_progress_speaks_only_once_the_user_waits(monkeypatch, capsys):
     import smiclust.utils as utils_module
 
-    readings = iter([0.0, 0.5, 0.9, 1.5, 3.0])
-    monkeypatch.setattr(utils_module.time, "perf_counter", lambda: next(readings))
+    class Readings:  # the clock StepProgress reads, and no one else
+        def __init__(self, *seconds):
+            self.seconds = iter(seconds)
+
+        def perf_counter(self):
+            return next(self.seconds)
+
+    monkeypatch.setattr(utils_module, "time", Readings(0.0, 0.5, 0.9, 1.5, 3.0))
     step = utils_module.StepProgress(1, "vote")  # starts at 0.0
     step.part("first part")  # 0.5 s: quiet
     step.done("quick")  # 0.9 s: quiet
@@ -1109,7 +1115,7 @@ def test_step_progress_speaks_only_once_the_user_waits(monkeypatch, capsys):
         "[smiclust] vote: second part (2 s so far)",
         "[smiclust] vote over 3 labellings (3 s)",
     ]
-    readings = iter([0.0, 5.0])
+    monkeypatch.setattr(utils_module, "time", Readings(0.0, 5.0))
     quiet = utils_module.StepProgress(0, "vote")  # not verbose: never a line
     quiet.done("anything")
     assert capsys.readouterr().err == ""
@@ -1137,10 +1143,13 @@ def test_a_verbose_fit_reports_every_step_the_user_waits_for(monkeypatch, capsys
                  "n_neighbors=",
                  "[smiclust] vote over n_neighbors: Spectral Learning's "
                  "labelling at n_neighbors=",
+                 "[smiclust] SMIC without links at n_neighbors=",
                  "[smiclust] SMIC without links agrees with the closed links at ",
+                 "[smiclust] classifier trained on 15 linked samples (",
                  "[smiclust] spreading weight: fold 1/5 solved and spread (",
                  "[smiclust] spreading weight: fold 5/5 solved and spread (",
-                 "[smiclust] spreading 0.5 chosen by held-out seeds (p = "):
+                 "[smiclust] spreading 0.5 chosen by held-out seeds (p = ",
+                 "[smiclust] labels of 135 samples in no link spread with weight "):
         assert line in err, line
     # reporting changes nothing
     assert_array_equal(model.labels_, quiet.labels_)
@@ -1169,9 +1178,31 @@ def test_the_link_test_s_fold_fits_report_only_their_folds(monkeypatch, capsys):
             X, must_link=must, cannot_link=cannot)
     assert model.link_test_pvalue_ == model.link_test_pvalue_  # it ran
     lines = capsys.readouterr().err.splitlines()
-    first = lines.index("[smiclust] link test: fold 1/5 fitted")
-    assert "[smiclust] LSMI design: 150 centres, 5 folds (2 s)" in lines[:first]
+    first = lines.index("[smiclust] link test: the fit without links fitted")
+    assert lines[first + 1] == "[smiclust] link test: fold 1/5 fitted"
+    assert sum("LSMI design" in line for line in lines) == 1  # the fit's own
+    assert sum("solved at" in line for line in lines) == 1
     assert all(line.startswith("[smiclust] link test") for line in lines[first:])
+
+
+def test_the_kernel_comparison_is_announced(monkeypatch, capsys):
+    # two clusters, kernel="auto": the degree-normalised kernel's fit repeats
+    # the steps of the first, and a line says which fit they belong to
+    import smiclust.utils as utils_module
+
+    X, y = make_moons(120, noise=0.08, random_state=0)
+    must, cannot = sample_links(y, 30, random_state=0)
+    monkeypatch.setattr(utils_module, "time", _SlowClock())
+    SMIClustering(2, random_state=0, verbose=1).fit(
+        X, must_link=must, cannot_link=cannot)
+    lines = capsys.readouterr().err.splitlines()
+    announced = [i for i, line in enumerate(lines) if line.startswith(
+        "[smiclust] kernel: local-scaling fitted; the degree-normalised kernel "
+        "fitted next at gamma=")]
+    assert len(announced) == 1
+    solved = [i for i, line in enumerate(lines) if "solved at" in line]
+    assert len(solved) == 2 and solved[0] < announced[0] < solved[1]
+    assert lines[-1].startswith("[smiclust] kernel: LSMI ")
 
 
 @pytest.mark.parametrize("kernel", ["local-scaling", "normalized"])

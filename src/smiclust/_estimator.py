@@ -575,10 +575,12 @@ class SMIClustering(BaseLinkClustering):
         joblib (``None`` means 1; a ``joblib.parallel_config`` context, e.g.
         ``backend="dask"``, is honoured).
     verbose : int, default=0
-        Progress on stderr when positive: every candidate of the parameter
-        search, and every other step of the fit that runs longer than a
-        second (after each of its parts where it has several, e.g. the folds
-        that choose the spreading weight).
+        Progress on stderr when positive: the parameter search after each
+        ``n_neighbors`` and each batch of LSMI scores, the link test after
+        each fold, and every other step of the fit that runs longer than a
+        second (the vote after each labelling, the choice of the spreading
+        weight after each fold; the others, such as the neighbour search,
+        the final solve or the choice of ``n_clusters``, at their end).
 
     Attributes
     ----------
@@ -1083,10 +1085,16 @@ default=None
                                     self._lsmi_centers(inputs.n_clusters),
                                     self.verbose)
                   if compares else None)
+        first_fit = StepProgress(self.verbose, "kernel")
         fit = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
                                 kernel=first, design=design, search=search)
         if not compares:
             return fit, first
+        # the comparison repeats the fit's steps: a user who waited for them
+        # is told which fit the next lines belong to
+        first_fit.part(f"{first} fitted; the degree-normalised kernel fitted "
+                       f"next at gamma={fit.params[1]:g}, eta={fit.params[2]:g}, "
+                       "to compare")
         step = StepProgress(self.verbose, "kernel")
         other = self._solve_graph(inputs, links, graph, t_grid, seeds, self.verbose,
                                   weights=fit.params[1:], kernel="normalized",
@@ -1182,7 +1190,7 @@ default=None
         """``solution`` relabelled by the vote of the best candidate of every
         ``n_neighbors`` (:mod:`smiclust.consensus`), and the votes (columns in
         the new cluster order); unchanged and ``None`` with one ``t``.
-        ``verbose``: progress after each labelling."""
+        ``verbose``: progress after each labelling solved for the vote."""
         c = inputs.n_clusters
         r = search.results
         best = best_per_neighbors(r["param_n_neighbors"], r["criterion"])
@@ -1311,6 +1319,7 @@ default=None
                 ).solution.labels
 
         labels_without = labels_with(_NO_PAIRS, _NO_PAIRS, None)
+        progress(self.verbose, "link test: the fit without links fitted")
         must_right = np.zeros(len(must), dtype=bool)
         cannot_right = np.zeros(len(cannot), dtype=bool)
         for fold in range(folds.n_folds):
@@ -1668,6 +1677,7 @@ default=None
             classifier = None
         if weight is None:
             weight = VOTE_WEIGHT
+        step = StepProgress(verbose, "spreading")
         labels, F = spread_labels(K, scores, solution.labels, seeded, alpha)
         solution, order = with_labels(solution, labels, c)
         F = F[:, order]
@@ -1682,6 +1692,9 @@ default=None
             solution, renumbered = with_labels(solution, labels, c)
             F, vote_rows = F[:, renumbered], vote_rows[:, renumbered]
             columns = order[renumbered]
+        step.done(f"labels of {int((~seeded).sum())} samples in no link spread "
+                  f"with weight {alpha}"
+                  + ("" if classifier is None else ", and the classifier's vote"))
         rule = _Spread(
             F, seeded, kernel_degrees(K), start_scale(scores),
             float(alpha), source == "links" or votes is not None, classifier, columns,

@@ -117,13 +117,14 @@ class StepProgress:
     Quick fits stay quiet: :meth:`part` (after each part of a step made of
     several, e.g. a fold) and :meth:`done` (at its end) print a line when
     ``verbose`` and the step has run for more than :data:`WAITED_SECONDS`.
-    The longest silence of a verbose fit is then one part of a step.
+    A step wrapped in parts is then silent for at most one part.
 
     Parameters
     ----------
     verbose : int or bool
     step : str
-        The step's name, which starts every line of :meth:`part`.
+        The step's name, which starts every line of :meth:`part` (a
+        :meth:`done` line is its own text).
     """
 
     def __init__(self, verbose, step):
@@ -135,11 +136,6 @@ class StepProgress:
     def seconds(self):
         """Seconds since the step started."""
         return time.perf_counter() - self.start
-
-    @property
-    def waited(self):
-        """Whether the step has run for more than :data:`WAITED_SECONDS`."""
-        return self.seconds > WAITED_SECONDS
 
     def part(self, text):
         """``"<step>: <text> (<s> s so far)"`` once the user waits."""
