@@ -17,14 +17,20 @@ Loaded as ``seen_banks.load`` loads every bank (numeric columns, rows with a
 missing value dropped, standardised).
 
 Protocols, one fit of the default (``SMIClustering(c, random_state=seed)``)
-each: ``labels``, 1 % of the rows labelled (at least one per class drawn at
-random, as ``partial_labels``); ``links``, ``n / 2`` random pairs typed by the
-classes (:func:`smiclust.sample_links`). Beside it, on the same rows: the
-default without links, k-means (ten starts) and, with labels,
+each: ``labels``, 1 % of the rows labelled (at least ``c`` rows, drawn at
+random: a rare class may have no labelled row), as ``partial_labels``;
+``links``, ``n / 2`` random pairs typed by the classes
+(:func:`smiclust.sample_links`). Beside it, on the same rows: the default
+without links, k-means (ten starts) and, with labels,
 ``LabelSpreading(kernel="knn", n_neighbors=7)``. ARI on all rows and on the
-rows in no link. Every run is a fresh process (one at a time), so the peak
-resident memory is that run's; CPU seconds are the default's fit alone, at
-one BLAS and OpenMP thread (the fit sets this itself).
+rows in no link. Every run is a fresh process (one at a time): its peak
+resident memory (GiB, Linux) is that of the whole run (the default, then the
+other three); CPU seconds are the default's fit alone, at one BLAS and
+OpenMP thread (the fit sets this itself). From 50,000 rows the default
+searches neighbours approximately with pynndescent where it is installed,
+and its first search in a process compiles (about half a minute): the
+default's CPU seconds on InstEval and simdat include it. A run that raises
+is recorded with its error, and ``--json`` is rewritten after every run.
 """
 
 import argparse
@@ -37,6 +43,8 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+
+from smiclust.io import atomic_write
 
 #: ``(package, item, class column)`` of every table, chosen before any fit.
 TABLES = [
@@ -115,6 +123,8 @@ def _row(r):
             return "–"
         return f"{r[key]:.3f} / {r[key + '_free']:.3f}"
 
+    if "error" in r:
+        return f"| {r['data']} | {r['protocol']} | {r['seed']} | error: {r['error']} |"
     return (f"| {r['data']} | {r['n']:,} | {r['c']} | {r['protocol']} | {r['seed']} "
             f"| {r['cpu_s']:.1f} | {r['peak_gb']:.2f} | {pair('default')} "
             f"| {pair('no_links')} | {pair('kmeans')} | {pair('labelspreading')} |")
@@ -133,7 +143,7 @@ def main(argv=None):
     if args.tables is not None and len(tables) != len(set(args.tables)):
         known = ", ".join(t[1] for t in TABLES)
         parser.error(f"--tables takes items among {known}; got {args.tables}")
-    print("| data | rows | classes | protocol | seed | CPU s | peak GB "
+    print("| data | rows | classes | protocol | seed | CPU s | peak GiB (run) "
           "| default: all / in no link | no links | k-means | LabelSpreading |")
     print("|---|---:|---:|---|---:|---:|---:|---|---|---|---|")
     runs = []
@@ -143,14 +153,17 @@ def main(argv=None):
             for protocol in args.protocols:
                 with ProcessPoolExecutor(1, mp_context=context,
                                          max_tasks_per_child=1) as pool:
-                    result = pool.submit(run, table, protocol, seed).result()
+                    try:
+                        result = pool.submit(run, table, protocol, seed).result()
+                    except Exception as err:  # recorded, and the next run goes on
+                        result = dict(data="{}::{}:{}".format(*table),
+                                      protocol=protocol, seed=seed,
+                                      error=f"{type(err).__name__}: {err}")
                 runs.append(result)
                 print(_row(result), flush=True)
-    if args.json:
-        from smiclust.io import atomic_write
-
-        with atomic_write(args.json) as f:
-            json.dump(runs, f, indent=1)
+                if args.json:
+                    with atomic_write(args.json) as f:
+                        json.dump(runs, f, indent=1)
 
 
 if __name__ == "__main__":
