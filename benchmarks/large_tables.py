@@ -73,6 +73,7 @@ def run(table, protocol, seed):
     from sklearn.semi_supervised import LabelSpreading
 
     from smiclust import SMIClustering, sample_links
+    from smiclust.constraints import unlinked_mask
 
     package, item, column = table
     X, y = load(package, item, column)
@@ -87,8 +88,7 @@ def run(table, protocol, seed):
     else:
         must, cannot = sample_links(y, round(LEVELS[protocol] * n), random_state=seed)
         given = dict(must_link=must, cannot_link=cannot)
-        free = np.ones(n, dtype=bool)
-        free[np.concatenate([must.ravel(), cannot.ravel()])] = False
+        free = unlinked_mask(n, must, cannot)
 
     def scores(labels):
         return (float(adjusted_rand_score(y, labels)),

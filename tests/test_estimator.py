@@ -1,3 +1,4 @@
+import itertools
 import pickle
 import warnings
 
@@ -1082,29 +1083,27 @@ def test_an_approximate_neighbour_search_is_announced(monkeypatch, capsys):
     assert "approximately" not in capsys.readouterr().err
 
 
-class _SlowClock:
-    """A clock on which every reading is two seconds after the last: every
-    step of a fit then runs longer than a second."""
+class _Clock:
+    """The clock StepProgress reads (``utils.time``), and no one else: it
+    returns ``readings`` in turn."""
 
-    def __init__(self):
-        self.now = 0.0
+    def __init__(self, readings):
+        self.readings = iter(readings)
 
     def perf_counter(self):
-        self.now += 2.0
-        return self.now
+        return next(self.readings)
+
+
+def _slow_clock():
+    """Every reading two seconds after the last: every step of a fit then
+    runs longer than a second."""
+    return _Clock(itertools.count(2.0, 2.0))
 
 
 def test_step_progress_speaks_only_once_the_user_waits(monkeypatch, capsys):
     import smiclust.utils as utils_module
 
-    class Readings:  # the clock StepProgress reads, and no one else
-        def __init__(self, *seconds):
-            self.seconds = iter(seconds)
-
-        def perf_counter(self):
-            return next(self.seconds)
-
-    monkeypatch.setattr(utils_module, "time", Readings(0.0, 0.5, 0.9, 1.5, 3.0))
+    monkeypatch.setattr(utils_module, "time", _Clock([0.0, 0.5, 0.9, 1.5, 3.0]))
     step = utils_module.StepProgress(1, "vote")  # starts at 0.0
     step.part("first part")  # 0.5 s: quiet
     step.done("quick")  # 0.9 s: quiet
@@ -1115,7 +1114,7 @@ def test_step_progress_speaks_only_once_the_user_waits(monkeypatch, capsys):
         "[smiclust] vote: second part (2 s so far)",
         "[smiclust] vote over 3 labellings (3 s)",
     ]
-    monkeypatch.setattr(utils_module, "time", Readings(0.0, 5.0))
+    monkeypatch.setattr(utils_module, "time", _Clock([0.0, 5.0]))
     quiet = utils_module.StepProgress(0, "vote")  # not verbose: never a line
     quiet.done("anything")
     assert capsys.readouterr().err == ""
@@ -1132,7 +1131,7 @@ def test_a_verbose_fit_reports_every_step_the_user_waits_for(monkeypatch, capsys
     partial[::10] = y[::10]
     quiet = SMIClustering(3, random_state=0).fit(X, partial_labels=partial)
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(utils_module, "time", _SlowClock())
+    monkeypatch.setattr(utils_module, "time", _slow_clock())
     model = SMIClustering(3, random_state=0, verbose=1).fit(
         X, partial_labels=partial)
     err = capsys.readouterr().err
@@ -1171,7 +1170,7 @@ def test_the_link_test_s_fold_fits_report_only_their_folds(monkeypatch, capsys):
     others = {int(k) for pair in ends for k in pair} - {int(must[0][0])}
     assert len(others) >= 2  # two must-links through one sample
     cannot = np.vstack([cannot, sorted(others)[:2]])  # contradicts them
-    monkeypatch.setattr(utils_module, "time", _SlowClock())
+    monkeypatch.setattr(utils_module, "time", _slow_clock())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstraintConflictWarning)
         model = SMIClustering(3, random_state=0, verbose=1).fit(
@@ -1192,7 +1191,7 @@ def test_the_kernel_comparison_is_announced(monkeypatch, capsys):
 
     X, y = make_moons(120, noise=0.08, random_state=0)
     must, cannot = sample_links(y, 30, random_state=0)
-    monkeypatch.setattr(utils_module, "time", _SlowClock())
+    monkeypatch.setattr(utils_module, "time", _slow_clock())
     SMIClustering(2, random_state=0, verbose=1).fit(
         X, must_link=must, cannot_link=cannot)
     lines = capsys.readouterr().err.splitlines()
