@@ -233,3 +233,94 @@ def test_suspect_links_ties_keep_must_links_then_the_given_order():
     assert ranked["kind"].tolist() == ["must"] * 2 + ["cannot"] * 3
     assert ranked["index"].tolist() == [0, 1, 0, 1, 2]
     assert ranked["i"].tolist() == [0, 2, 0, 1, 3]
+
+
+# ---------------------------------------------------------------------------
+# cluster_classes: the class each cluster stands for
+# ---------------------------------------------------------------------------
+
+
+def _majority_reference(labels, partial, n_clusters, unknown):
+    """Brute force: per cluster, count each known label of its samples; the
+    most frequent wins, ties to the smallest label; ``unknown`` if none."""
+    out = []
+    for k in range(n_clusters):
+        counts = {}
+        for cluster, label in zip(labels, partial):
+            is_unknown = label is None or (isinstance(label, float) and label != label)
+            if cluster == k and not is_unknown and not (
+                    isinstance(label, (int, float)) and label == -1):
+                counts[label] = counts.get(label, 0) + 1
+        if not counts:
+            out.append(unknown)
+        else:
+            best = max(counts.values())
+            out.append(min(name for name, n in counts.items() if n == best))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kind", ["int", "str", "float"])
+def test_cluster_classes_match_a_brute_force_majority(seed, kind):
+    from smiclust.constraints import cluster_classes
+
+    rng = np.random.default_rng(seed)
+    n, c = 60, int(rng.integers(2, 7))
+    labels = rng.integers(0, c, n)
+    codes = rng.integers(-1, 4, n)  # -1: unknown, often enough for ties
+    codes[rng.random(n) < 0.5] = -1
+    if kind == "int":
+        partial, unknown = np.where(codes >= 0, codes * 10 + 3, -1), -1
+    elif kind == "float":
+        partial, unknown = np.where(codes >= 0, codes / 4, np.nan), np.nan
+    else:
+        names = np.array(["ant", "bee", "cat", "dog"], dtype=object)
+        partial = np.where(codes >= 0, names[np.maximum(codes, 0)], None)
+        unknown = None
+    before = partial.copy()
+    got = cluster_classes(labels, partial, c)
+    expected = _majority_reference(labels.tolist(), partial.tolist(), c, unknown)
+    assert got.shape == (c,)
+    assert got.dtype == (object if kind == "str" else partial.dtype)
+    if kind == "float":
+        assert_array_equal(got, np.array(expected, dtype=float))  # NaN == NaN here
+    else:
+        assert got.tolist() == expected
+    assert_array_equal(partial, before)
+
+
+def test_cluster_classes_of_labels_with_no_marker_of_their_own():
+    from smiclust.constraints import cluster_classes
+
+    # strings and unsigned integers cannot hold the unknown marker: None
+    got = cluster_classes([0, 0, 2], np.array(["x", "y", "y"]), 4)
+    assert got.dtype == object and got.tolist() == ["x", None, "y", None]
+    got = cluster_classes([1, 0], np.array([7, 9], dtype=np.uint8), 3)
+    assert got.tolist() == [9, 7, None]
+    # a pandas missing value marks unknown, as fit reads it
+    pd = pytest.importorskip("pandas")
+    got = cluster_classes([0, 1, 1], pd.array([3, pd.NA, 4], dtype="Int64"), 2)
+    assert got.tolist() == [3, 4]
+
+
+@pytest.mark.parametrize(
+    "labels, partial, n_clusters, error, match",
+    [
+        ([0, 1], [0, 1], 0, TypeError, "'n_clusters' parameter of cluster_classes "
+         "must be a positive int; got 0"),
+        ([0, 1], [0, 1], 2.0, TypeError, "must be a positive int; got 2.0"),
+        ([0.0, 1.0], [0, 1], 2, ValueError, "'labels' parameter of cluster_classes "
+         "must be a 1-d array of integer clusters; got an array of shape \\(2,\\) "
+         "and dtype float64"),
+        ([0, 2], [0, 1], 2, ValueError, r"clusters in \[0, 1\] \(n_clusters=2\); "
+         r"got values in \[0, 2\]"),
+        ([0, 1], [0, 1, 1], 2, ValueError, "'partial_labels' parameter of "
+         "cluster_classes must have one entry per sample: expected 2, got 3"),
+        ([0, 1], [True, False], 2, TypeError, "hold class labels; got booleans"),
+    ],
+)
+def test_cluster_classes_refuses_bad_input(labels, partial, n_clusters, error, match):
+    from smiclust.constraints import cluster_classes
+
+    with pytest.raises(error, match=match):
+        cluster_classes(labels, partial, n_clusters)

@@ -65,6 +65,36 @@ def test_string_labels_and_none():
     assert_array_equal(a.labels_, b.labels_)
 
 
+def test_cluster_classes_name_each_cluster_by_its_labelled_samples():
+    X, y, y_partial = _partial(2)
+    names = np.array(["ant", "bee", "cat"], dtype=object)
+    labels = np.where(y_partial >= 0, names[np.maximum(y_partial, 0)], None)
+    given = labels.copy()
+    model = SMIClustering(4, n_neighbors=5, random_state=0)
+    model.fit(X, partial_labels=labels)
+    assert_array_equal(labels, given)
+    classes = model.cluster_classes_
+    assert classes.shape == (4,) and classes.dtype == object
+    # every labelled sample is named by its own class (the labels hold), and
+    # the class of a cluster is that of its labelled samples
+    known = y_partial >= 0
+    assert_array_equal(classes[model.labels_][known], labels[known])
+    # one class per cluster, and a cluster no labelled sample is in names none
+    occupied = np.unique(model.labels_[known])
+    assert sorted(classes[occupied]) == ["ant", "bee", "cat"]
+    assert all(classes[k] is None for k in set(range(4)) - set(occupied))
+    # integer labels: the same clusters, named by the integers, -1 for none
+    by_code = SMIClustering(4, n_neighbors=5, random_state=0).fit(
+        X, partial_labels=y_partial)
+    assert_array_equal(by_code.labels_, model.labels_)
+    code_of = {"ant": 0, "bee": 1, "cat": 2, None: -1}
+    assert by_code.cluster_classes_.tolist() == [code_of[v] for v in classes]
+    assert by_code.cluster_classes_.dtype == y_partial.dtype
+    # without partial labels there is nothing to name the clusters by
+    alone = SMIClustering(3, n_neighbors=5, random_state=0).fit(X)
+    assert alone.cluster_classes_ is None
+
+
 def test_labels_and_links_together_and_their_contradictions():
     X, y, y_partial = _partial(2)
     known = np.flatnonzero(y_partial >= 0)

@@ -35,6 +35,7 @@ from .constraints import (
     MAX_LINK_WEIGHT,
     ConstraintConflictWarning,
     check_constraints,
+    cluster_classes,
     encode_partial_labels,
     link_violations,
     links_against_labels,
@@ -607,6 +608,15 @@ class SMIClustering(BaseLinkClustering):
         Parameters used for the final solution (chosen or given).
     n_clusters_ : int
         Number of clusters used (``n_clusters``, or the one chosen).
+    cluster_classes_ : ndarray of shape (n_clusters_,) or None
+        With ``partial_labels``, the class each cluster stands for: the label
+        most of its labelled samples carry, or the input's marker of an
+        unknown label (``-1``, NaN or ``None``) for a cluster that holds no
+        labelled sample (:func:`smiclust.constraints.cluster_classes`).
+        ``cluster_classes_[labels_]`` names every training sample by a class
+        (as ``LabelSpreading.transduction_`` does), and
+        ``cluster_classes_[predict(X_new)]`` new ones. ``None`` without
+        partial labels.
     n_clusters_scores_ : dict of str to ndarray or None
         With ``n_clusters="auto"``, the score of every candidate ``c``
         (eigengap, held-out link error, plausible), ready for
@@ -889,7 +899,8 @@ default=None
             ``n_clusters="auto"`` is chosen among at least as many clusters
             as there are classes, and at most ``n_samples - 1`` (with as
             many classes as samples a class is merged and a
-            ``ConstraintConflictWarning`` says so).
+            ``ConstraintConflictWarning`` says so). ``cluster_classes_``
+            then names each cluster by the class of its labelled samples.
 
         Returns
         -------
@@ -967,6 +978,9 @@ default=None
                 del self._solves, self._classifiers, self._vote_warnings
                 del self._scored_links
             _warn_if_clusters_hold_no_sample(self.labels_, self.n_clusters_)
+            self.cluster_classes_ = None if partial_labels is None else (
+                cluster_classes(self.labels_, partial_labels, self.n_clusters_,
+                                owner=type(self).__name__))
             self._x_exponent = inputs.exponent
             self._fit_X = inputs.X
             # what labels new samples when (almost) every training sample is

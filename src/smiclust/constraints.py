@@ -24,6 +24,7 @@ __all__ = [
     "check_link_weights",
     "pairs_from_labels",
     "encode_partial_labels",
+    "cluster_classes",
     "check_complete_labels",
     "links_against_labels",
     "pairs_from_codes",
@@ -496,6 +497,87 @@ def encode_partial_labels(
                 f"{prefix} hold labels of one kind; got {', '.join(kinds)}."
             ) from None
     return codes
+
+
+def cluster_classes(labels, partial_labels, n_clusters, *, owner="cluster_classes"):
+    r"""The class each cluster stands for: the label most of its labelled
+    samples carry.
+
+    For cluster :math:`k`, with :math:`L_k` the labelled samples it holds
+    and :math:`y_i` their known labels,
+
+    .. math:: \mathrm{class}(k) = \arg\max_{y}\, |\{i \in L_k : y_i = y\}|,
+
+    ties going to the first label in sorted order (:func:`numpy.unique`).
+    A cluster that holds no labelled sample stands for no known class and
+    gets the marker of an unknown label of the input's kind: ``-1`` for
+    signed integer labels, NaN for floating-point ones, ``None`` otherwise
+    (the result is then an array of dtype object). ``cluster_classes(...)
+    [labels]`` names every sample by a class, as
+    ``LabelSpreading.transduction_`` does.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n_samples,)
+        Cluster of each sample, integers in ``0 .. n_clusters - 1``.
+    partial_labels : array-like of shape (n_samples,)
+        Known labels, ``-1``, ``None`` or NaN where unknown (as
+        :func:`encode_partial_labels` reads them).
+    n_clusters : int
+        Number of clusters (a cluster may hold no sample).
+    owner : str, default="cluster_classes"
+        Named in error messages.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_clusters,)
+        Of the known labels' dtype (``object`` when an unknown marker must be
+        ``None``).
+
+    Examples
+    --------
+    >>> cluster_classes([0, 0, 1, 2], ["cat", None, "dog", None], 3)
+    array(['cat', 'dog', None], dtype=object)
+    >>> cluster_classes([1, 1, 0], [7, -1, -1], 2)
+    array([-1,  7])
+    """
+    if not isinstance(n_clusters, numbers.Integral) or isinstance(
+        n_clusters, (bool, np.bool_)
+    ) or n_clusters < 1:
+        raise TypeError(
+            f"The 'n_clusters' parameter of {owner} must be a positive int; "
+            f"got {n_clusters!r}."
+        )
+    clusters = np.asarray(labels)
+    if clusters.ndim != 1 or clusters.dtype.kind not in "iu":
+        raise ValueError(
+            f"The 'labels' parameter of {owner} must be a 1-d array of integer "
+            f"clusters; got an array of shape {clusters.shape} and dtype "
+            f"{clusters.dtype}."
+        )
+    if clusters.size and (clusters.min() < 0 or clusters.max() >= n_clusters):
+        raise ValueError(
+            f"The 'labels' parameter of {owner} must hold clusters in "
+            f"[0, {n_clusters - 1}] (n_clusters={n_clusters}); got values in "
+            f"[{clusters.min()}, {clusters.max()}]."
+        )
+    codes = encode_partial_labels(partial_labels, n_samples=clusters.shape[0],
+                                  owner=owner, name="partial_labels")
+    given = np.asarray(partial_labels)
+    known = codes >= 0
+    names = np.unique(given[known]) if known.any() else given[:0]
+    n_names = names.shape[0]
+    counts = np.bincount(clusters[known] * max(n_names, 1) + codes[known],
+                         minlength=n_clusters * max(n_names, 1))
+    counts = counts.reshape(n_clusters, max(n_names, 1))
+    named = counts.sum(axis=1) > 0
+    if given.dtype.kind == "i" or given.dtype.kind == "f":
+        unknown = -1 if given.dtype.kind == "i" else np.nan
+        classes = np.full(n_clusters, unknown, dtype=given.dtype)
+    else:
+        classes = np.full(n_clusters, None, dtype=object)
+    classes[named] = names[np.argmax(counts[named], axis=1)]
+    return classes
 
 
 def _is_missing(value):
