@@ -1052,6 +1052,38 @@ def test_labels_and_link_files_together(work):
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fit_names_the_clusters_by_the_labels(work, weighted):
+    d, y = work["dir"], work["y"]
+    (d / "named.csv").write_text("label\n" + "".join(
+        "\n" if k % 10 else ("upper\n" if v == 0 else "lower\n")
+        for k, v in enumerate(y)))
+    (d / "weighted.csv").write_text("1,2,0.5\n")
+    extra = ["--must-link", "weighted.csv"] if weighted else []
+    proc = cli("fit", "moons.npy", "-k", "3", "--labels", "named.csv", *extra,
+               *FIXED, "--json", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout.splitlines()[0])
+    summary = document["summary"]
+    clusters = np.array([r["cluster"] for r in document["assignments"]])
+    classes = summary["cluster_classes"]
+    # each cluster named by the label of its labelled rows, None for none
+    labelled = np.arange(200) % 10 == 0
+    names = np.where(y == 0, "upper", "lower")
+    for k in range(3):
+        mine = names[labelled & (clusters == k)]
+        assert classes[k] == (None if not mine.size else
+                              max(set(mine), key=list(mine).count))
+    assert sorted(c for c in classes if c is not None) == ["lower", "upper"]
+    said = [json.loads(line)["message"] for line in proc.stderr.splitlines()]
+    line = next(m for m in said if m.startswith("clusters named by --labels"))
+    assert all(f"{k} = {classes[k]!r}" in line or classes[k] is None
+               for k in range(3))
+    # without --labels there is nothing to name the clusters by
+    proc = cli("fit", "moons.npy", "-k", "2", *FIXED, "--json", "--quiet", cwd=d)
+    assert json.loads(proc.stdout)["summary"]["cluster_classes"] is None
+
+
 def test_labels_with_a_weighted_link_file_are_pairs_used_as_given(work):
     d = work["dir"]
     (d / "weighted.csv").write_text("0,5,0.5\n")

@@ -492,6 +492,32 @@ def test_read_labels(tmp_path, content, ids, expected):
 
 
 @pytest.mark.parametrize(
+    "content, ids, expected_names",
+    [
+        ("label\ncat\ndog\nNA\ncat\n", None, ["cat", "dog"]),
+        ("1.0\n\n2.0\n-1.0\n", None, ["1", "2"]),
+        ("row,label\n3,x\n0,y\n", None, ["y", "x"]),  # codes in row order
+        ("-1\n?\n\nNA\n", None, []),
+    ],
+)
+def test_read_labels_returns_the_label_of_every_code(
+        tmp_path, content, ids, expected_names):
+    path = write(tmp_path, "labels.csv", content)
+    codes, names = read_labels(path, ids=ids, n_samples=4, return_names=True)
+    assert_array_equal(codes, read_labels(path, ids=ids, n_samples=4))
+    assert names == expected_names
+    assert max(codes) == len(names) - 1
+
+
+def test_read_labels_names_of_a_npy_file(tmp_path):
+    np.save(tmp_path / "labels.npy", np.array([5, -1, 3, 5]))
+    codes, names = read_labels(tmp_path / "labels.npy", n_samples=4,
+                               return_names=True)
+    assert_array_equal(codes, [0, -1, 1, 0])
+    assert names == ["5", "3"]
+
+
+@pytest.mark.parametrize(
     "content, match",
     [
         ("0\n1\n2\n", r": 3 lines; expected one label per data row \(4\)"),

@@ -101,6 +101,9 @@ class Inputs:
     # without --labels and when a link file has weights (the labels are then
     # pairs in must / cannot, weighing 1)
     partial_labels: object = None
+    # --labels as (codes, the label of every code), or None: what names the
+    # clusters (with or without link weights)
+    label_names: object = None
 
     @property
     def weighted(self):
@@ -203,8 +206,8 @@ def read_inputs(args, options, rep):
     if args.n_clusters > n:
         raise _common.usage_error(
             f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
-    must, cannot, must_weight, cannot_weight, n_labeled, partial = _read_links(
-        args, ids, n, rep)
+    must, cannot, must_weight, cannot_weight, n_labeled, partial, label_names = (
+        _read_links(args, ids, n, rep))
     said_conflicts = _check_link_conflicts(must, cannot, ids, n, rep)
     t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
     if any(t >= n for t in t_values):
@@ -213,7 +216,7 @@ def read_inputs(args, options, rep):
             f"{max(t_values)}")
     inputs = Inputs(X, ids, names, must, cannot, n_labeled, said_conflicts,
                     must_weight=must_weight, cannot_weight=cannot_weight,
-                    partial_labels=partial)
+                    partial_labels=partial, label_names=label_names)
     if args.standardize:
         _standardize(inputs, rep)
     else:
@@ -268,12 +271,14 @@ def _read_links(args, ids, n, rep):
     (must and cannot answers; skips are no link) and of --labels.
 
     Returns ``(must, cannot, must_weight, cannot_weight, n_labeled,
-    partial)``; the weights are None unless a link file has a weight column
+    partial, label_names)``; the weights are None unless a link file has a weight column
     (links without one, and those of --labels, weigh 1); ``n_labeled`` is None
     without --labels. Without weights the labels are ``partial`` (codes, -1
     unknown; fit's ``partial_labels``: one group per label, not every pair)
     and ``must`` / ``cannot`` hold only the file links they do not give; with
     weights ``partial`` is None and their pairs are in ``must`` / ``cannot``.
+    ``label_names`` is ``(codes, names)``, ``names[k]`` the label of code
+    ``k``, or None without --labels.
     """
     import numpy as np
 
@@ -299,11 +304,13 @@ def _read_links(args, ids, n, rep):
             rep.warning(f"--answers {path}: no must or cannot answer in the file")
         must_parts.append((must, None))
         cannot_parts.append((cannot, None))
-    n_labeled = partial = None
+    n_labeled = partial = label_names = None
     if args.labels:
-        y = _common.read_input("--labels", io.read_labels, args.labels,
-                               reporter=rep, ids=ids, n_samples=n,
-                               header=_common.header_arg(args.labels_header))
+        y, names = _common.read_input(
+            "--labels", io.read_labels, args.labels, return_names=True,
+            reporter=rep, ids=ids, n_samples=n,
+            header=_common.header_arg(args.labels_header))
+        label_names = y, names
         n_classes = int(y.max()) + 1
         if n_classes > args.n_clusters:
             raise _common.usage_error(
@@ -321,7 +328,7 @@ def _read_links(args, ids, n, rep):
         must_parts, cannot_parts, rep)
     if partial is not None:
         must, cannot = _outside_labels(must, cannot, partial, ids, rep)
-    return must, cannot, must_weight, cannot_weight, n_labeled, partial
+    return must, cannot, must_weight, cannot_weight, n_labeled, partial, label_names
 
 
 def _outside_labels(must, cannot, codes, ids, rep):

@@ -435,7 +435,27 @@ def _fit(model, inputs, rep):
         rep.progress(f"rows in no link: a {type(model.classifier_).__name__} "
                      f"trained on the linked rows, {how} (held-out linked rows "
                      f"show it better; --no-classifier turns it off)")
+    classes = cluster_class_names(model, inputs)
+    if classes is not None:
+        named = ", ".join(f"{k} = " + ("(no labelled row)" if name is None
+                                       else repr(name))
+                          for k, name in enumerate(classes))
+        rep.progress(f"clusters named by --labels (the label most of their "
+                     f"labelled rows carry): {named}")
     return fit_seconds
+
+
+def cluster_class_names(model, inputs):
+    """The --labels label each cluster stands for (None: it holds no labelled
+    row; :func:`smiclust.constraints.cluster_classes`), or None without
+    --labels."""
+    from ..constraints import cluster_classes
+
+    if inputs.label_names is None:
+        return None
+    codes, names = inputs.label_names
+    per_cluster = cluster_classes(model.labels_, codes, model.n_clusters_)
+    return [None if k < 0 else names[k] for k in per_cluster.tolist()]
 
 
 def _write_model_and_plot(args, model, inputs, options, id_name, rep):
@@ -473,6 +493,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "n_clusters": args.n_clusters,
         "n_clusters_found": int(np.unique(labels).size),
         "cluster_sizes": _common.cluster_sizes(labels, args.n_clusters),
+        "cluster_classes": cluster_class_names(model, inputs),
         "n_must_link": inputs.n_links[0],
         "n_cannot_link": inputs.n_links[1],
         "n_labeled": inputs.n_labeled,

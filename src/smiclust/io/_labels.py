@@ -38,7 +38,8 @@ def _label_key(cell):
     return text
 
 
-def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
+def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None,
+                return_names=False):
     """Read partial labels: a label for some rows, the others unknown.
 
     Two layouts of delimited text are accepted:
@@ -71,12 +72,18 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
         to a row.
     delimiter : str, default=None
         Field separator; ``None`` sniffs it.
+    return_names : bool, default=False
+        Also return the label of every code.
 
     Returns
     -------
     labels : ndarray of shape (n_samples,), dtype int64
         Codes ``0, 1, ...`` of the distinct labels, numbered in row order,
         ``-1`` for unknown.
+    names : list of str
+        With ``return_names=True``: ``names[k]`` is the label of code ``k``,
+        as written in the file (an integer written as a float in its integer
+        form).
 
     Raises
     ------
@@ -87,6 +94,12 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
     check_header_arg(header)
     check_n_samples(n_samples)
     ids = text_ids(ids, n_samples)
+    codes, names = _codes(_label_keys(path, ids, n_samples, header, delimiter))
+    return (codes, names) if return_names else codes
+
+
+def _label_keys(path, ids, n_samples, header, delimiter):
+    """The canonical label of every data row (None: unknown)."""
     if file_suffix(path) in NPY_SUFFIXES:
         return _npy_labels(path, n_samples)
     rows = text_rows(path, delimiter, keep_blank=True)
@@ -106,7 +119,7 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None):
 
 
 def _npy_labels(path, n_samples):
-    """Codes of a ``.npy`` file of ``n_samples`` integer labels, -1 unknown."""
+    """Labels of a ``.npy`` file of ``n_samples`` integer labels, -1 unknown."""
     arr = load_npy(path)
     if arr.ndim != 1 or arr.shape[0] != n_samples:
         raise ValueError(f"{path}: expected a 1-d array of {n_samples} labels, "
@@ -114,11 +127,11 @@ def _npy_labels(path, n_samples):
     if arr.dtype.kind not in "iu":
         raise ValueError(f"{path}: expected integer labels (-1 for unknown), got "
                          f"dtype {arr.dtype}")
-    return _codes([None if v == -1 else str(v) for v in arr.tolist()])
+    return [None if v == -1 else str(v) for v in arr.tolist()]
 
 
 def _row_label_pairs(path, rows, ids, n_samples, header):
-    """Codes of ``(row reference, label)`` lines; rows not named are unknown.
+    """Labels of ``(row reference, label)`` lines; rows not named are unknown.
 
     ``rows`` are the non-blank lines of the file, ``[(line, [cells])]``.
     """
@@ -142,7 +155,7 @@ def _row_label_pairs(path, rows, ids, n_samples, header):
             )
         first_line[i] = line
         keys[i] = _label_key(cells[1])
-    return _codes(keys)
+    return keys
 
 
 def _one_label_per_row(path, rows, n_samples, header):
@@ -174,7 +187,7 @@ def _one_label_per_row(path, rows, n_samples, header):
                 "(command line: --labels-header yes|no; Python: header=True|False)"
             )
     rows = rows[:n_samples + has_header][int(has_header):]
-    return _codes([_label_key(cells[0]) for _, cells in rows])
+    return [_label_key(cells[0]) for _, cells in rows]
 
 
 def _header_candidates(rows, n_samples):
@@ -205,9 +218,11 @@ def _count_message(path, shortest, longest, n_samples, has_header):
 
 
 def _codes(keys):
+    """Codes of the labels in order of first appearance (-1: unknown), and
+    the label of every code."""
     mapping = {}
     out = np.full(len(keys), -1, dtype=np.int64)
     for i, key in enumerate(keys):
         if key is not None:
             out[i] = mapping.setdefault(key, len(mapping))
-    return out
+    return out, list(mapping)
