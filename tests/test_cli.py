@@ -121,6 +121,7 @@ def test_predict_saved_model(work, fitted):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["summary"]["n_samples"] == 50
+    assert doc["summary"]["cluster_classes"] is None  # fitted without --labels
     got = doc["assignments"]
     expected_ids = [r.split(",")[1] for r in picked[1:]]
     assert [a["sample"] for a in got] == expected_ids
@@ -1061,7 +1062,7 @@ def test_fit_names_the_clusters_by_the_labels(work, weighted):
     (d / "weighted.csv").write_text("1,2,0.5\n")
     extra = ["--must-link", "weighted.csv"] if weighted else []
     proc = cli("fit", "moons.npy", "-k", "3", "--labels", "named.csv", *extra,
-               *FIXED, "--json", cwd=d)
+               *FIXED, "--json", "--save", "named.joblib", cwd=d)
     assert proc.returncode == 0, proc.stderr
     document = json.loads(proc.stdout.splitlines()[0])
     summary = document["summary"]
@@ -1079,6 +1080,10 @@ def test_fit_names_the_clusters_by_the_labels(work, weighted):
     line = next(m for m in said if m.startswith("clusters named by --labels"))
     assert all(f"{k} = {classes[k]!r}" in line or classes[k] is None
                for k in range(3))
+    # a saved model keeps the names for predict's summary
+    proc = cli("predict", "named.joblib", "moons.npy", "--json", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["cluster_classes"] == classes
     # without --labels there is nothing to name the clusters by
     proc = cli("fit", "moons.npy", "-k", "2", *FIXED, "--json", "--quiet", cwd=d)
     assert json.loads(proc.stdout)["summary"]["cluster_classes"] is None

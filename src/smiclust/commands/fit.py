@@ -608,6 +608,7 @@ def _save(args, model, inputs, options, id_name):
         "delimiter": options.delimiter,
         "standardize": inputs.scaler,
         "data": args.data,
+        "cluster_classes": cluster_class_names(model, inputs),
     }
     try:
         with atomic_write(args.save, "wb") as f:

@@ -165,6 +165,9 @@ def run(args):
         "n_features": d,
         "n_clusters": n_clusters,
         "cluster_sizes": _common.cluster_sizes(labels, n_clusters),
+        # the --labels label of each cluster, as fit named them (None: a model
+        # fitted without --labels, or saved before the names were)
+        "cluster_classes": bundle.get("cluster_classes"),
         "n_neighbors": int(model.n_neighbors_),
         "gamma": float(model.gamma_),
         "eta": float(model.eta_),
