@@ -193,6 +193,9 @@ def test_readme_quick_start_prints_a_good_ari(jobs):
     assert what == "python blocks"
     ari = float(proc.stdout.split()[0])
     assert ari > 0.7, proc.stdout
+    # then the partial labels: the clusters' classes right on most unlabelled
+    accuracy = float(proc.stdout.split()[-1])
+    assert 0.6 < accuracy <= 1.0, proc.stdout
 
 
 def test_walkthrough_writes_clusters_and_probabilities(jobs):
