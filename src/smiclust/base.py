@@ -232,8 +232,10 @@ def links_present(inputs):
     keep_m, keep_c = present_link_rows(inputs)
     none_left = not (len(keep_m) or len(keep_c))
     weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
-    if (len(keep_m) == len(inputs.must_link) and len(keep_c) == len(inputs.cannot_link)
-            and not (none_left and weighted)):
+    every_link_kept = (len(keep_m) == len(inputs.must_link)
+                       and len(keep_c) == len(inputs.cannot_link))
+    weights_to_drop = none_left and weighted
+    if every_link_kept and not weights_to_drop:
         return inputs
     return replace(
         inputs,
