@@ -1093,6 +1093,20 @@ def test_fit_names_the_clusters_by_the_labels(work, weighted):
     assert json.loads(proc.stdout)["summary"]["cluster_classes"] is None
 
 
+def test_the_names_of_the_clusters_break_ties_as_fit_does():
+    from types import SimpleNamespace
+
+    from smiclust.commands.fit import cluster_class_names
+    from smiclust.constraints import cluster_classes
+
+    # the file names "bee" first (code 0), one cluster holds one of each: the
+    # first in sorted order wins, as with partial_labels=["bee", "ant", None]
+    model = SimpleNamespace(labels_=np.array([0, 0, 1]), n_clusters_=3)
+    inputs = SimpleNamespace(label_names=(np.array([0, 1, -1]), ["bee", "ant"]))
+    expected = cluster_classes([0, 0, 1], ["bee", "ant", None], 3).tolist()
+    assert cluster_class_names(model, inputs) == expected == ["ant", None, None]
+
+
 def test_labels_with_a_weighted_link_file_are_pairs_used_as_given(work):
     d = work["dir"]
     (d / "weighted.csv").write_text("0,5,0.5\n")

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
 from smiclust.constraints import (
@@ -306,7 +307,7 @@ def test_cluster_classes_of_labels_with_no_marker_of_their_own():
 @pytest.mark.parametrize(
     "labels, partial, n_clusters, error, match",
     [
-        ([0, 1], [0, 1], 0, TypeError, "'n_clusters' parameter of cluster_classes "
+        ([0, 1], [0, 1], 0, ValueError, "'n_clusters' parameter of cluster_classes "
          "must be a positive int; got 0"),
         ([0, 1], [0, 1], 2.0, TypeError, "must be a positive int; got 2.0"),
         ([0.0, 1.0], [0, 1], 2, ValueError, "'labels' parameter of cluster_classes "
@@ -324,3 +325,23 @@ def test_cluster_classes_refuses_bad_input(labels, partial, n_clusters, error, m
 
     with pytest.raises(error, match=match):
         cluster_classes(labels, partial, n_clusters)
+
+
+def test_cluster_classes_refuses_sparse_clusters():
+    from smiclust.constraints import cluster_classes
+
+    with pytest.raises(TypeError, match="'labels' parameter of cluster_classes "
+                       "must be a 1-d array of integer clusters; got a sparse"):
+        cluster_classes(sp.csr_matrix(np.array([[0, 1]])), [0, 1], 2)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16])
+def test_cluster_classes_of_small_integer_clusters(dtype):
+    from smiclust.constraints import cluster_classes
+
+    # 20 clusters of 20 classes: the count index n_classes * cluster + class
+    # passes 127 and 255, past what the clusters' own type holds
+    y = np.arange(20).repeat(2)
+    clusters = np.arange(20, dtype=dtype).repeat(2)
+    assert_array_equal(cluster_classes(clusters, y, 20), np.arange(20))
+    assert_array_equal(cluster_classes(clusters[::-1], y, 20), np.arange(20)[::-1])

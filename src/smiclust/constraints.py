@@ -531,8 +531,10 @@ def cluster_classes(labels, partial_labels, n_clusters, *, owner="cluster_classe
     Returns
     -------
     classes : ndarray of shape (n_clusters,)
-        Of the known labels' dtype (``object`` when an unknown marker must be
-        ``None``).
+        Of the dtype of ``numpy.asarray(partial_labels)`` when that is a
+        signed integer (marker ``-1``) or floating-point one (marker NaN; a
+        pandas ``Int64`` array holding ``pd.NA`` converts to floats), of dtype
+        object otherwise (marker ``None``; numpy string arrays included).
 
     Examples
     --------
@@ -543,12 +545,24 @@ def cluster_classes(labels, partial_labels, n_clusters, *, owner="cluster_classe
     """
     if not isinstance(n_clusters, numbers.Integral) or isinstance(
         n_clusters, (bool, np.bool_)
-    ) or n_clusters < 1:
+    ):
         raise TypeError(
             f"The 'n_clusters' parameter of {owner} must be a positive int; "
             f"got {n_clusters!r}."
         )
+    if n_clusters < 1:
+        raise ValueError(
+            f"The 'n_clusters' parameter of {owner} must be a positive int; "
+            f"got {n_clusters!r}."
+        )
+    if hasattr(labels, "toarray"):
+        raise TypeError(
+            f"The 'labels' parameter of {owner} must be a 1-d array of integer "
+            "clusters; got a sparse matrix."
+        )
     clusters = np.asarray(labels)
+    if clusters.ndim == 1 and clusters.size == 0:
+        clusters = clusters.astype(np.intp)  # [] reads as floats
     if clusters.ndim != 1 or clusters.dtype.kind not in "iu":
         raise ValueError(
             f"The 'labels' parameter of {owner} must be a 1-d array of integer "
@@ -567,7 +581,9 @@ def cluster_classes(labels, partial_labels, n_clusters, *, owner="cluster_classe
     known = codes >= 0
     names = np.unique(given[known]) if known.any() else given[:0]
     n_names = names.shape[0]
-    counts = np.bincount(clusters[known] * max(n_names, 1) + codes[known],
+    # in intp: clusters of a small integer type would wrap around
+    rows = clusters[known].astype(np.intp)
+    counts = np.bincount(rows * max(n_names, 1) + codes[known],
                          minlength=n_clusters * max(n_names, 1))
     counts = counts.reshape(n_clusters, max(n_names, 1))
     named = counts.sum(axis=1) > 0

@@ -449,13 +449,17 @@ def cluster_class_names(model, inputs):
     """The --labels label each cluster stands for (None: it holds no labelled
     row; :func:`smiclust.constraints.cluster_classes`), or None without
     --labels."""
+    import numpy as np
+
     from ..constraints import cluster_classes
 
     if inputs.label_names is None:
         return None
     codes, names = inputs.label_names
-    per_cluster = cluster_classes(model.labels_, codes, model.n_clusters_)
-    return [None if k < 0 else names[k] for k in per_cluster.tolist()]
+    # by the labels' text, not their codes (numbered in file order), so that
+    # ties go to the first label in sorted order, as in fit(partial_labels=...)
+    text = np.array([None, *names], dtype=object)[codes + 1]
+    return cluster_classes(model.labels_, text, model.n_clusters_).tolist()
 
 
 def _write_model_and_plot(args, model, inputs, options, id_name, rep):
