@@ -614,9 +614,10 @@ class SMIClustering(BaseLinkClustering):
         unknown label (``-1``, NaN or ``None``) for a cluster that holds no
         labelled sample (:func:`smiclust.constraints.cluster_classes`).
         ``cluster_classes_[labels_]`` names every training sample by a class
-        (as ``LabelSpreading.transduction_`` does), and
-        ``cluster_classes_[predict(X_new)]`` new ones. ``None`` without
-        partial labels.
+        (as ``LabelSpreading.transduction_`` does),
+        ``cluster_classes_[predict(X_new)]`` new ones, and
+        ``cluster_classes_[k]`` column ``k`` of :meth:`predict_proba`.
+        ``None`` without partial labels.
     n_clusters_scores_ : dict of str to ndarray or None
         With ``n_clusters="auto"``, the score of every candidate ``c``
         (eigengap, held-out link error, plausible), ready for
