@@ -273,10 +273,11 @@ def _read_links(args, ids, n, rep):
     Returns ``(must, cannot, must_weight, cannot_weight, n_labeled,
     partial, label_names)``; the weights are None unless a link file has a
     weight column (links without one, and those of --labels, weigh 1);
-    ``n_labeled`` is None without --labels. Without weights the labels are ``partial`` (codes, -1
-    unknown; fit's ``partial_labels``: one group per label, not every pair)
-    and ``must`` / ``cannot`` hold only the file links they do not give; with
-    weights ``partial`` is None and their pairs are in ``must`` / ``cannot``.
+    ``n_labeled`` is None without --labels. Without weights the labels are
+    ``partial`` (codes, -1 unknown; fit's ``partial_labels``: one group per
+    label, not every pair) and ``must`` / ``cannot`` hold only the file links
+    they do not give; with weights ``partial`` is None and their pairs are in
+    ``must`` / ``cannot``.
     ``label_names`` is ``(codes, names)``, ``names[k]`` the label of code
     ``k``, or None without --labels.
     """
