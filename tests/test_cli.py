@@ -138,9 +138,12 @@ def test_fit_stdout_csv_from_npy_and_labels(work):
                cwd=work["dir"])
     assert proc.returncode == 0, proc.stderr
     rows = _csv_rows(proc.stdout)
-    assert rows[0] == ["cluster"] and len(rows) == 201
+    assert rows[0] == ["cluster", "class"] and len(rows) == 201
     labels = np.array([int(r[0]) for r in rows[1:]])
     assert adjusted_rand_score(work["y"], labels) > 0.9
+    # the class column names each row by its cluster's labels ("0" / "1")
+    assert {r[1] for r in rows[1:]} == {"0", "1"}
+    assert adjusted_rand_score(labels, [int(r[1]) for r in rows[1:]]) == 1.0
     lines = proc.stderr.strip().splitlines()
     # the fit's own progress ("[smiclust] ...") shows where a step takes over
     # a second: on a loaded machine even here
@@ -1084,10 +1087,28 @@ def test_fit_names_the_clusters_by_the_labels(work, weighted):
     line = next(m for m in said if m.startswith("clusters named by --labels"))
     assert all(f"{k} = {classes[k]!r}" in line or classes[k] is None
                for k in range(3))
-    # a saved model keeps the names for predict's summary
+    # each row of the assignments carries its cluster's name
+    assert [r["class"] for r in document["assignments"]] == [
+        classes[k] for k in clusters]
+    # a saved model keeps the names for predict's summary and rows
     proc = cli("predict", "named.joblib", "moons.npy", "--json", cwd=d)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["summary"]["cluster_classes"] == classes
+    predicted = json.loads(proc.stdout)
+    assert predicted["summary"]["cluster_classes"] == classes
+    assert [r["class"] for r in predicted["assignments"]] == [
+        classes[r["cluster"]] for r in predicted["assignments"]]
+    # an id column named "class" would be overwritten: refused with --labels
+    (d / "named_ids.csv").write_text("class,x1,x2\n" + "".join(
+        f"r{k},{a!r},{b!r}\n" for k, (a, b) in enumerate(work["X"].tolist())))
+    proc = cli("fit", "named_ids.csv", "-k", "2", "--id-column", "class",
+               "--labels", "named.csv", *FIXED, cwd=d)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert ("--id-column 'class' is also the name of a column of the "
+            "assignments (cluster, proba_0, proba_1, ..., class)") in proc.stderr
+    proc = cli("fit", "named_ids.csv", "-k", "2", "--id-column", "class",
+               *FIXED, "--quiet", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    assert _csv_rows(proc.stdout)[0] == ["class", "cluster"]
     # without --labels there is nothing to name the clusters by
     proc = cli("fit", "moons.npy", "-k", "2", *FIXED, "--json", "--quiet", cwd=d)
     assert json.loads(proc.stdout)["summary"]["cluster_classes"] is None

@@ -725,12 +725,42 @@ def test_write_columns_any_table(tmp_path, suffix):
      "id_name 'proba_1' is the name of another output column"),
     (dict(ids=np.array([["a"], ["b"]])), r"ids must be 1-d; got shape \(2, 1\)"),
     (dict(proba=[[np.nan, 1.0], [0.0, 1.0]]), "proba must be finite"),
+    (dict(ids=["a", "b"], id_name="class", classes=["x", None]),
+     "id_name 'class' is the name of another output column"),
+    (dict(classes=["x"]), "classes must have one entry per label: expected 2, "
+     "got 1"),
+    (dict(classes=["x", 3]), "classes must hold text or None; got 3"),
 ])
 def test_assignment_columns_refuse_what_would_be_lost(kwargs, match):
     from smiclust.io import assignment_columns
 
     with pytest.raises(ValueError, match=match):
         assignment_columns([0, 1], **kwargs)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_assignments_with_classes_write_them_last(tmp_path, fmt):
+    from smiclust.io import assignment_columns
+
+    cols = assignment_columns([1, 0, 2], [[0.5, 0.5, 0], [1, 0, 0], [0, 0, 1]],
+                              ids=["r1", "r2", "r3"], classes=["dog", "cat", None])
+    assert list(cols) == ["id", "cluster", "proba_0", "proba_1", "proba_2", "class"]
+    assert cols["class"] == ["dog", "cat", None]
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    path = tmp_path / f"out.{fmt}"
+    write_assignments(path, [1, 0, 2], ids=["r1", "r2", "r3"],
+                      classes=["dog", "cat", None])
+    if fmt == "csv":
+        assert path.read_text() == "id,cluster,class\nr1,1,dog\nr2,0,cat\nr3,2,\n"
+    elif fmt == "json":
+        assert [r["class"] for r in json.loads(path.read_text())] == [
+            "dog", "cat", None]
+    else:
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(path).column("class").to_pylist() == [
+            "dog", "cat", None]
 
 
 @pytest.mark.parametrize("labels", [[0.7, 1.9], [0, np.nan], ["a", "b"]])

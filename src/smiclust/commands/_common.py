@@ -423,14 +423,18 @@ def jsonable(value):
     return value
 
 
-def write_result(args, reporter, labels, proba, ids, id_name, fmt, summary):
-    """Assignments to --out or stdout, then the summary (stderr or --json)."""
+def write_result(args, reporter, labels, proba, ids, id_name, fmt, summary,
+                 classes=None):
+    """Assignments to --out or stdout, then the summary (stderr or --json);
+    ``classes``: the --labels label of each row's cluster (column ``class``),
+    or None."""
     from .. import io
 
     to_stdout = args.out is None or args.out == "-"
     if not to_stdout:
         try:
-            io.write_assignments(args.out, labels, proba, ids, fmt, id_name=id_name)
+            io.write_assignments(args.out, labels, proba, ids, fmt, id_name=id_name,
+                                 classes=classes)
         except OSError as exc:
             raise usage_error(f"cannot write --out {args.out!r}: "
                               f"{exc.strerror or exc}") from None
@@ -439,14 +443,16 @@ def write_result(args, reporter, labels, proba, ids, id_name, fmt, summary):
         if args.json:
             document = {"summary": summary}
             if to_stdout:
-                cols = io.assignment_columns(labels, proba, ids, id_name=id_name)
+                cols = io.assignment_columns(labels, proba, ids, id_name=id_name,
+                                             classes=classes)
                 names = list(cols)
                 document["assignments"] = [dict(zip(names, row))
                                            for row in zip(*cols.values())]
             json.dump(jsonable(document), sys.stdout)
             sys.stdout.write("\n")
         elif to_stdout:
-            io.write_assignments(sys.stdout, labels, proba, ids, fmt, id_name=id_name)
+            io.write_assignments(sys.stdout, labels, proba, ids, fmt, id_name=id_name,
+                                 classes=classes)
         sys.stdout.flush()
     except BrokenPipeError:
         # the reader went away (e.g. '| head'): not an error of ours
@@ -464,6 +470,15 @@ def silence_stdout():
             os.dup2(devnull, sys.stdout.fileno())
         finally:
             os.close(devnull)
+
+
+def row_classes(cluster_classes, labels):
+    """The --labels label of each row's cluster (the assignments' column
+    ``class``; None for a cluster no labelled row names), or None when the
+    clusters have no names."""
+    if cluster_classes is None:
+        return None
+    return [cluster_classes[k] for k in labels.tolist()]
 
 
 def cluster_sizes(labels, n_clusters):

@@ -61,9 +61,11 @@ suspect links:
 
 output:
   Without --out, the assignments go to stdout as CSV (header 'cluster', or
-  '<id>,cluster', then proba_0, proba_1, ... with --proba), and progress and
-  a one-line JSON summary (chosen n_neighbors/gamma/eta, LSMI, violated
-  links, cluster sizes, seconds) go to stderr. With --out FILE they go to
+  '<id>,cluster', then proba_0, proba_1, ... with --proba, then 'class' with
+  --labels: the label most of the cluster's labelled rows carry, empty where
+  none), and progress and a one-line JSON summary (chosen
+  n_neighbors/gamma/eta, LSMI, violated links, cluster sizes, the clusters'
+  labels, seconds) go to stderr. With --out FILE they go to
   FILE (format from the suffix) and stdout stays empty. With --json, stdout
   is one JSON object {"summary": {...}, "assignments": [...]} (no
   "assignments" with --out). --quiet silences progress and summary.
@@ -330,7 +332,8 @@ def run(args):
     # Every input is read and checked before anything is printed, so that a
     # bad file ends with exactly one line on stderr.
     inputs = read_inputs(args, options, rep)
-    id_name = _id_name(args.id_column, inputs.names, inputs.ids)
+    id_name = _id_name(args.id_column, inputs.names, inputs.ids,
+                       labelled=inputs.label_names is not None)
     model = _make_model(args)
     n_candidates = _announce(args, model, inputs, rep)
     fit_seconds = _fit(model, inputs, rep)
@@ -343,7 +346,9 @@ def run(args):
     with atomic_writes():
         _write_model_and_plot(args, model, inputs, options, id_name, rep)
         _common.write_result(args, rep, model.labels_, proba, inputs.ids, id_name,
-                             options.fmt, summary)
+                             options.fmt, summary,
+                             classes=_common.row_classes(summary["cluster_classes"],
+                                                         model.labels_))
     return 0
 
 
@@ -541,17 +546,20 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
     }
 
 
-def _id_name(id_column, names, ids):
+def _id_name(id_column, names, ids, labelled=False):
     """The name of the id column of the outputs: DATA's, or ``id``; a name
-    the assignments use for another column is refused (the ids would go)."""
+    the assignments use for another column is refused (the ids would go):
+    ``class`` too when ``labelled`` (--labels: the class column)."""
     if ids is None:
         return "id"
     if isinstance(id_column, str) and not id_column.lstrip("-").isdigit():
-        if id_column == "cluster" or re.fullmatch(r"proba_\d+", id_column):
+        if (id_column == "cluster" or re.fullmatch(r"proba_\d+", id_column)
+                or (labelled and id_column == "class")):
+            others = "cluster, proba_0, proba_1, ..." + (", class" if labelled else "")
             raise _common.usage_error(
                 f"--id-column {id_column!r} is also the name of a column of the "
-                "assignments (cluster, proba_0, proba_1, ...), which would "
-                "overwrite the ids; rename that column of DATA")
+                f"assignments ({others}), which would overwrite the ids; rename "
+                "that column of DATA")
         return id_column
     return "id"
 

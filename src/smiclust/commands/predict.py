@@ -178,5 +178,7 @@ def run(args):
     }
     id_name = bundle.get("id_name", "id")
     labels = np.asarray(labels)
-    _common.write_result(args, rep, labels, proba, ids, id_name, fmt, summary)
+    _common.write_result(args, rep, labels, proba, ids, id_name, fmt, summary,
+                         classes=_common.row_classes(summary["cluster_classes"],
+                                                     labels))
     return 0

@@ -42,7 +42,7 @@ def format_from_suffix(path, default="csv"):
     return default
 
 
-def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
+def assignment_columns(labels, proba=None, ids=None, *, id_name="id", classes=None):
     """Columns of an assignment table, as an ordered dict of name -> list.
 
     Parameters
@@ -55,19 +55,24 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
         Row ids, written as strings.
     id_name : str, default="id"
         Name of the id column.
+    classes : array-like of shape (n_samples,), default=None
+        The class each row's cluster stands for (str, or None for a cluster
+        no labelled row names), written last as column ``class``.
 
     Returns
     -------
     columns : dict of str to list
         ``id_name`` (when ``ids`` is given), ``cluster``, then ``proba_0``,
-        ``proba_1``, ... (when ``proba`` is given); plain Python values.
+        ``proba_1``, ... (when ``proba`` is given), then ``class`` (when
+        ``classes`` is given); plain Python values.
 
     Raises
     ------
     ValueError
-        ``labels`` not 1-d integers, ``ids`` not 1-d, ``ids`` / ``proba`` of
-        another length, ``proba`` not finite, or ``id_name`` the name of
-        another column (``cluster``, ``proba_k``).
+        ``labels`` not 1-d integers, ``ids`` not 1-d, ``ids`` / ``proba`` /
+        ``classes`` of another length, ``proba`` not finite, ``classes``
+        holding other than text or None, or ``id_name`` the name of another
+        column (``cluster``, ``proba_k``, ``class``).
 
     Examples
     --------
@@ -91,6 +96,14 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
                              f"{proba.shape}")
         if not np.all(np.isfinite(proba)):
             raise ValueError("proba must be finite (JSON has no NaN or inf)")
+    if classes is not None:
+        classes = list(np.asarray(classes, dtype=object).reshape(-1))
+        if len(classes) != n:
+            raise ValueError(f"classes must have one entry per label: expected {n}, "
+                             f"got {len(classes)}")
+        if not all(v is None or isinstance(v, str) for v in classes):
+            bad = next(v for v in classes if not (v is None or isinstance(v, str)))
+            raise ValueError(f"classes must hold text or None; got {bad!r}")
     out = {}
     if ids is not None:
         shape = np.shape(np.asarray(ids, dtype=object))
@@ -102,6 +115,7 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
                              f"{len(ids)}")
         taken = ["cluster"] + ([f"proba_{k}" for k in range(proba.shape[1])]
                                if proba is not None else [])
+        taken += ["class"] if classes is not None else []
         if id_name in taken:
             raise ValueError(
                 f"id_name {id_name!r} is the name of another output column "
@@ -111,11 +125,13 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id"):
     if proba is not None:
         for k in range(proba.shape[1]):
             out[f"proba_{k}"] = [float(v) for v in proba[:, k]]
+    if classes is not None:
+        out["class"] = classes
     return out
 
 
 def write_assignments(path, labels, proba=None, ids=None, format=None, *,
-                      id_name="id"):
+                      id_name="id", classes=None):
     """Write one cluster (and class probabilities) per row, in input order.
 
     Parameters
@@ -132,6 +148,9 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
         ``None``: from the suffix of ``path`` (``.json``, ``.parquet``/``.pq``,
         CSV otherwise).
     id_name : str, default="id"
+    classes : array-like of shape (n_samples,), default=None
+        Written last, as column ``class`` (text; empty in CSV, null in JSON
+        and Parquet, where None).
 
     Notes
     -----
@@ -143,8 +162,8 @@ def write_assignments(path, labels, proba=None, ids=None, format=None, *,
     A file named by ``path`` is replaced only once it is complete (see
     :func:`atomic_write`): a failed write leaves the old file as it was.
     """
-    write_columns(path, assignment_columns(labels, proba, ids, id_name=id_name),
-                  format)
+    write_columns(path, assignment_columns(labels, proba, ids, id_name=id_name,
+                                           classes=classes), format)
 
 
 def write_columns(path, columns, format=None):
