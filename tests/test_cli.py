@@ -1106,9 +1106,22 @@ def test_fit_names_the_clusters_by_the_labels(work, weighted):
     assert ("--id-column 'class' is also the name of a column of the "
             "assignments (cluster, proba_0, proba_1, ..., class)") in proc.stderr
     proc = cli("fit", "named_ids.csv", "-k", "2", "--id-column", "class",
-               *FIXED, "--quiet", cwd=d)
+               *FIXED, "--quiet", "--save", "class_ids.joblib", cwd=d)
     assert proc.returncode == 0, proc.stderr
     assert _csv_rows(proc.stdout)[0] == ["class", "cluster"]
+    # a model holding both (fit refuses the pair; an earlier version saved
+    # it) predicts: the ids keep their column, the names stay in the summary
+    import joblib
+
+    bundle = joblib.load(d / "class_ids.joblib")
+    bundle["cluster_classes"] = ["upper", "lower"]
+    joblib.dump(bundle, d / "class_ids.joblib")
+    proc = cli("predict", "class_ids.joblib", "named_ids.csv", "--json", cwd=d)
+    assert proc.returncode == 0, proc.stderr
+    predicted = json.loads(proc.stdout)
+    assert predicted["summary"]["cluster_classes"] == ["upper", "lower"]
+    assert list(predicted["assignments"][0]) == ["class", "cluster"]
+    assert predicted["assignments"][0]["class"] == "r0"
     # without --labels there is nothing to name the clusters by
     proc = cli("fit", "moons.npy", "-k", "2", *FIXED, "--json", "--quiet", cwd=d)
     assert json.loads(proc.stdout)["summary"]["cluster_classes"] is None

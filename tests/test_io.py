@@ -730,6 +730,7 @@ def test_write_columns_any_table(tmp_path, suffix):
     (dict(classes=["x"]), "classes must have one entry per label: expected 2, "
      "got 1"),
     (dict(classes=["x", 3]), "classes must hold text or None; got 3"),
+    (dict(classes=[["x"], ["y"]]), r"classes must be 1-d; got shape \(2, 1\)"),
 ])
 def test_assignment_columns_refuse_what_would_be_lost(kwargs, match):
     from smiclust.io import assignment_columns
@@ -761,6 +762,9 @@ def test_assignments_with_classes_write_them_last(tmp_path, fmt):
 
         assert pq.read_table(path).column("class").to_pylist() == [
             "dog", "cat", None]
+        # rows of unnamed clusters only: still a text column, as above
+        write_assignments(path, [2, 2], classes=[None, None])
+        assert str(pq.read_table(path).schema.field("class").type) == "string"
 
 
 @pytest.mark.parametrize("labels", [[0.7, 1.9], [0, np.nan], ["a", "b"]])

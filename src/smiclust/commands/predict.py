@@ -22,6 +22,8 @@ output:
   As for 'smiclust fit': without --out, assignments as CSV on stdout and a
   one-line JSON summary on stderr; --out FILE (format from the suffix);
   --json makes stdout one JSON object {"summary": ..., "assignments": [...]}.
+  A model fitted with --labels adds a last column 'class' (the label of the
+  row's cluster, empty where its cluster holds no labelled row).
 
 exit status: 0 on success, 2 on bad input (one line on stderr).
 """
@@ -178,7 +180,10 @@ def run(args):
     }
     id_name = bundle.get("id_name", "id")
     labels = np.asarray(labels)
+    # a model holding both an id column named "class" and cluster names
+    # (fit refuses the pair; an earlier version saved it) keeps its ids: the
+    # names are in the summary only
+    names = None if id_name == "class" else summary["cluster_classes"]
     _common.write_result(args, rep, labels, proba, ids, id_name, fmt, summary,
-                         classes=_common.row_classes(summary["cluster_classes"],
-                                                     labels))
+                         classes=_common.row_classes(names, labels))
     return 0

@@ -97,7 +97,10 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id", classes=No
         if not np.all(np.isfinite(proba)):
             raise ValueError("proba must be finite (JSON has no NaN or inf)")
     if classes is not None:
-        classes = list(np.asarray(classes, dtype=object).reshape(-1))
+        shape = np.shape(np.asarray(classes, dtype=object))
+        if len(shape) != 1:
+            raise ValueError(f"classes must be 1-d; got shape {shape}")
+        classes = list(classes)
         if len(classes) != n:
             raise ValueError(f"classes must have one entry per label: expected {n}, "
                              f"got {len(classes)}")
@@ -212,7 +215,12 @@ def write_columns(path, columns, format=None):
             f"{lengths[first]} values and column {other!r} {lengths[other]}.")
     if format == "parquet":
         pa, pq = import_pyarrow()
-        table = pa.table(cols)
+        # a column of None only (text none of whose rows has a value, as a
+        # class column can be) is text, not pyarrow's null type: files of one
+        # kind keep one schema
+        table = pa.table({name: pa.array(values, type=pa.string())
+                          if values and all(v is None for v in values) else values
+                          for name, values in cols.items()})
         if hasattr(path, "write"):
             pq.write_table(table, path)
         else:
