@@ -35,7 +35,7 @@ from .constraints import (
     MAX_LINK_WEIGHT,
     ConstraintConflictWarning,
     check_constraints,
-    cluster_classes,
+    classes_of_codes,
     encode_partial_labels,
     link_violations,
     links_against_labels,
@@ -979,9 +979,10 @@ default=None
                 del self._solves, self._classifiers, self._vote_warnings
                 del self._scored_links
             _warn_if_clusters_hold_no_sample(self.labels_, self.n_clusters_)
+            # the labels were encoded once, by _with_partial_labels
             self.cluster_classes_ = None if partial_labels is None else (
-                cluster_classes(self.labels_, partial_labels, self.n_clusters_,
-                                owner=type(self).__name__))
+                classes_of_codes(self.labels_, label_codes,
+                                 np.asarray(partial_labels), self.n_clusters_))
             self._x_exponent = inputs.exponent
             self._fit_X = inputs.X
             # what labels new samples when (almost) every training sample is

@@ -577,7 +577,13 @@ def cluster_classes(labels, partial_labels, n_clusters, *, owner="cluster_classe
         )
     codes = encode_partial_labels(partial_labels, n_samples=clusters.shape[0],
                                   owner=owner, name="partial_labels")
-    given = np.asarray(partial_labels)
+    return classes_of_codes(clusters, codes, np.asarray(partial_labels), n_clusters)
+
+
+def classes_of_codes(clusters, codes, given, n_clusters):
+    """:func:`cluster_classes` on validated arrays: ``codes`` are
+    :func:`encode_partial_labels` of the labels ``given``
+    (``numpy.asarray(partial_labels)``)."""
     known = codes >= 0
     names = np.unique(given[known]) if known.any() else given[:0]
     n_names = names.shape[0]
