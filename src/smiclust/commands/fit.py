@@ -339,16 +339,17 @@ def run(args):
     fit_seconds = _fit(model, inputs, rep)
     if fit_seconds is None:
         return 1
+    classes = cluster_class_names(model, inputs)
+    _say_cluster_classes(classes, rep)
     proba = model.proba_ if args.proba else None
     summary = _summary(args, model, inputs, options.fmt, n_candidates,
-                       fit_seconds, start, rep)
+                       fit_seconds, start, rep, classes)
     # all or nothing: where one output cannot be written, none replaces its file
     with atomic_writes():
-        _write_model_and_plot(args, model, inputs, options, id_name, rep)
+        _write_model_and_plot(args, model, inputs, options, id_name, rep, classes)
         _common.write_result(args, rep, model.labels_, proba, inputs.ids, id_name,
                              options.fmt, summary,
-                             classes=_common.row_classes(summary["cluster_classes"],
-                                                         model.labels_))
+                             classes=_common.row_classes(classes, model.labels_))
     return 0
 
 
@@ -440,14 +441,17 @@ def _fit(model, inputs, rep):
         rep.progress(f"rows in no link: a {type(model.classifier_).__name__} "
                      f"trained on the linked rows, {how} (held-out linked rows "
                      f"show it better; --no-classifier turns it off)")
-    classes = cluster_class_names(model, inputs)
+    return fit_seconds
+
+
+def _say_cluster_classes(classes, rep):
+    """The clusters' --labels names on stderr (nothing without --labels)."""
     if classes is not None:
         named = ", ".join(f"{k} = " + ("(no labelled row)" if name is None
                                        else repr(name))
                           for k, name in enumerate(classes))
         rep.progress(f"clusters named by --labels (the label most of their "
                      f"labelled rows carry): {named}")
-    return fit_seconds
 
 
 def cluster_class_names(model, inputs):
@@ -467,7 +471,7 @@ def cluster_class_names(model, inputs):
     return cluster_classes(model.labels_, text, model.n_clusters_).tolist()
 
 
-def _write_model_and_plot(args, model, inputs, options, id_name, rep):
+def _write_model_and_plot(args, model, inputs, options, id_name, rep, classes):
     # the plot first: drawing can still fail after the checks of the paths
     # (e.g. a LaTeX error), and then no other output is written
     if args.plot:
@@ -478,12 +482,14 @@ def _write_model_and_plot(args, model, inputs, options, id_name, rep):
         rep.progress(f"{_count(n_written, 'link')}, most contradicted first, "
                      f"written to {args.suspect_links}")
     if args.save:
-        _save(args, model, inputs, options, id_name)
+        _save(args, model, inputs, options, id_name, classes)
         rep.progress(f"model saved to {args.save}")
 
 
-def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
-    """The JSON summary of a fit (stderr, or the "summary" of --json)."""
+def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep,
+             classes):
+    """The JSON summary of a fit (stderr, or the "summary" of --json);
+    ``classes``: :func:`cluster_class_names`."""
     import numpy as np
 
     n, d = inputs.X.shape
@@ -502,7 +508,7 @@ def _summary(args, model, inputs, fmt, n_candidates, fit_seconds, start, rep):
         "n_clusters": args.n_clusters,
         "n_clusters_found": int(np.unique(labels).size),
         "cluster_sizes": _common.cluster_sizes(labels, args.n_clusters),
-        "cluster_classes": cluster_class_names(model, inputs),
+        "cluster_classes": classes,
         "n_must_link": inputs.n_links[0],
         "n_cannot_link": inputs.n_links[1],
         "n_labeled": inputs.n_labeled,
@@ -599,7 +605,7 @@ def _write_suspect_links(args, model, ids, id_name):
     return len(columns["kind"])
 
 
-def _save(args, model, inputs, options, id_name):
+def _save(args, model, inputs, options, id_name, classes):
     import joblib
 
     from .. import __version__
@@ -620,7 +626,7 @@ def _save(args, model, inputs, options, id_name):
         "delimiter": options.delimiter,
         "standardize": inputs.scaler,
         "data": args.data,
-        "cluster_classes": cluster_class_names(model, inputs),
+        "cluster_classes": classes,
     }
     try:
         with atomic_write(args.save, "wb") as f:
