@@ -795,12 +795,12 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
     data          50           100          200          400
     ============  ===========  ===========  ===========  ===========
     digits500     0.52 ± 0.04  0.66 ± 0.04  0.78 ± 0.03  0.93 ± 0.03
-    faces100      0.62 ± 0.15  0.88 ± 0.08  1.00 ± 0.00  1.00 ± 0.00
+    faces100      0.62 ± 0.16  0.89 ± 0.09  1.00 ± 0.00  1.00 ± 0.00
     ============  ===========  ===========  ===========  ===========
 
     COBRAS (issue 12): digits500 0.37 / 0.58 / 0.87 at 50 / 200 / 800
     questions, faces100 0.42 / 0.91 / 1.00. On faces100 every pair is decided
-    after 147-194 questions. A run to 800 questions on digits500 takes about
+    after 147-205 questions. A run to 800 questions on digits500 takes about
     40 s on one core (38 s per run in docs/active-learning.md's benchmark,
     on a shared 2-core machine).
 
