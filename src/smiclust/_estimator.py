@@ -664,7 +664,9 @@ class SMIClustering(BaseLinkClustering):
     link_agreement_ : float
         Balanced accuracy on the closed links of SMIC's labelling without
         links (:func:`smiclust.score_spreading.closed_link_agreement`); NaN
-        when it was not needed (no closed links, or seeds missing a cluster).
+        when it was not needed (no closed links, seeds missing a cluster, or
+        nothing spread: ``spreading=0``, one cluster, or every sample in a
+        link).
     links_agreement_z_ : float
         With closed links, three clusters or more and a cannot-link: how far
         SMIC without links (at ``n_neighbors_``) agrees with the given links

@@ -370,7 +370,7 @@ def group_block_weights(K_off, groups, n_clusters=None):
     .. math::
 
         w_a = \min\left(1, \frac{d}{s_a}\right),\qquad
-        d = \operatorname{median}_i \sum_j (K_{\mathrm{off}})_{ij},
+        d = \max\Bigl(1, \operatorname{median}_i \sum_j (K_{\mathrm{off}})_{ij}\Bigr),
 
     so groups up to :math:`d` samples keep the closure's within-group entries
     1, and a larger group is as strong as one sample's neighbourhood. With at
