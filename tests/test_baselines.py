@@ -457,6 +457,30 @@ def test_csc_estimator_matches_complete_problem(problem, t, n_links, c):
         assert adjusted_rand_score(model.labels_, ref) == 1.0
 
 
+def test_csc_threshold_puts_a_components_round_off_in_the_rest_cluster():
+    # kNN components without links are 0 in the cheapest vector; the solvers
+    # leave round-off there (1e-23 dense, 1e-16 ARPACK) whose sign split them
+    # differently per solver; now they all join the u <= 0 cluster
+    rs = np.random.RandomState(0)
+    X = np.vstack([rs.randn(20, 2), rs.randn(20, 2) + [3, 0]])
+    y = np.repeat([0, 1], 20)
+    pairs = rs.randint(0, 40, (8, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    fits = {
+        solver: ConstrainedSpectralClustering(
+            2, n_neighbors=2, eigen_solver=solver, random_state=0
+        ).fit(X, must_link=pairs[same], cannot_link=pairs[~same])
+        for solver in ("dense", "arpack")
+    }
+    for model in fits.values():
+        u = model.embedding_[:, 0]
+        tiny = np.abs(u) <= 1e-12 * np.abs(u).max()
+        assert tiny.sum() >= 5  # the case: a component the links miss
+        assert_array_equal(model.labels_, u > 1e-10 * np.abs(u).max())
+    assert_array_equal(fits["dense"].labels_, fits["arpack"].labels_)
+
+
 def test_csc_reduced_pencil_identities():
     X, y, must, cannot, K = _csc_case("moons", 5, 40)
     pencil = reduced_pencil(K, constraint_matrix(must, cannot, 200), 3.0)

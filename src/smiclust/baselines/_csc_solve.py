@@ -28,6 +28,14 @@ from ._spectral_learning import drop_negligible_edges
 
 __all__ = ["CSCSolution", "solve_csc"]
 
+#: Entries of the chosen eigenvector within this fraction of its largest
+#: magnitude are 0 for the two-way threshold: on kNN components that carry
+#: no link the lowest-cost vector is 0 in exact arithmetic, and the solvers
+#: leave round-off there (1e-23 to 1e-14 of the largest entry on parkinson at
+#: t = 1, against 1e-4 and above for every other entry) whose sign would
+#: split those components at random.
+ZERO_ENTRY = 1e-10
+
 
 @dataclass(frozen=True)
 class CSCSolution:
@@ -212,9 +220,10 @@ def _feasible_or_unconstrained(A, Q, beta_value, solver_options):
 def _assign_labels(U, n_clusters, assign_labels, n_init, random_state):
     """Labels from the embedding ``U``, contiguous from 0.
 
-    ``"threshold"``: the sign of the first column; ``"kmeans"``: k-means;
-    ``"auto"``: threshold for two clusters, k-means otherwise. An empty
-    embedding puts every sample in cluster 0.
+    ``"threshold"``: the sign of the first column, entries within
+    :data:`ZERO_ENTRY` times its largest magnitude counting as 0 (the rest
+    cluster); ``"kmeans"``: k-means; ``"auto"``: threshold for two clusters,
+    k-means otherwise. An empty embedding puts every sample in cluster 0.
     """
     mode = assign_labels
     if mode == "auto":
@@ -222,7 +231,8 @@ def _assign_labels(U, n_clusters, assign_labels, n_init, random_state):
     if U.shape[1] == 0:
         labels = np.zeros(U.shape[0], dtype=np.intp)
     elif mode == "threshold":
-        labels = (U[:, 0] > 0).astype(np.intp)
+        u = U[:, 0]
+        labels = (u > ZERO_ENTRY * np.abs(u).max(initial=0.0)).astype(np.intp)
     else:
         km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
         labels = km.fit_predict(U)
