@@ -159,6 +159,36 @@ def test_unweighted_files_keep_closed_links(work):
     assert summary["suspect_links"] is None
 
 
+def test_weights_of_zero_and_one_only_are_links_without_weights(work):
+    """A weight column of 0 and 1 changes nothing, as in fit: the links of
+    weight 0 are left out, the others closed as links without weights, and
+    --labels stay partial labels."""
+    d, must = work["dir"], work["must"]
+    w_must = np.ones(len(must))
+    w_must[:3] = 0.0
+    with open(d / "must_01.tsv", "w") as f:
+        f.write("".join(f"{i}\t{j}\t{w:g}\n" for (i, j), w in zip(must, w_must)))
+    with open(d / "must_kept.csv", "w") as f:
+        f.write("".join(f"{i},{j}\n" for i, j in must[3:]))
+    labels = np.full(120, -1)
+    labels[[5, 60]] = 0, 1
+    np.savetxt(d / "labels.csv", labels, fmt="%d")
+    out = {}
+    for name, links in (("weights", "must_01.tsv"), ("plain", "must_kept.csv")):
+        proc = cli("fit", "moons.npy", "-k", "2", "--must-link", links,
+                   "--cannot-link", "cannot_idx.csv", "--labels", "labels.csv",
+                   "--random-state", "0", "--json", cwd=d)
+        assert proc.returncode == 0, proc.stderr
+        out[name] = (json.loads(proc.stdout), proc.stderr)
+    (weights, stderr), (plain, _) = out["weights"], out["plain"]
+    assert "link weights of 0 and 1 only" in stderr
+    assert "weighted links are used as given" not in stderr
+    assert weights["summary"]["links"] == plain["summary"]["links"] == "closure"
+    assert weights["summary"]["link_weights"] is False
+    assert weights["summary"]["n_must_link"] == plain["summary"]["n_must_link"]
+    assert weights["assignments"] == plain["assignments"]
+
+
 def test_a_link_given_twice_keeps_its_largest_weight(work):
     d, X = work["dir"], work["X"]
     (d / "dup_a.csv").write_text("0,1,0.1\n2,3,0.5\n")

@@ -195,6 +195,63 @@ def test_zero_weight_is_no_link_for_the_default_too():
             cannot_link_weight=[0.5, 0.0])
 
 
+@pytest.mark.parametrize("weights", [
+    dict(must_link_weight="zeros"),  # the must-links all left out
+    dict(cannot_link_weight="ones", must_link_weight="ones"),
+    dict(cannot_link_weight="ones"),
+])
+def test_weights_that_change_nothing_keep_the_default_unweighted_fit(weights):
+    # weights make the default use its links as given: weights of 0 (no
+    # link) and 1 (the default) do not, whichever other kind of link is given
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(90, centers=3, cluster_std=2.5, random_state=1)
+    must, cannot = sample_links(y, 30, random_state=0)
+    given = {"must_link": must, "cannot_link": cannot}
+    kw = {}
+    for name, value in weights.items():
+        n = len(given[name.replace("_weight", "")])
+        kw[name] = np.zeros(n) if value == "zeros" else [1] * n
+    expected = dict(given)
+    if weights.get("must_link_weight") == "zeros":
+        del expected["must_link"]
+    a = SMIClustering(3, random_state=0).fit(X, **expected)
+    b = SMIClustering(3, random_state=0).fit(X, **given, **kw)
+    assert a.links_ == b.links_ == "closure"
+    assert_array_equal(a.labels_, b.labels_)
+    assert_array_equal(a.tuning_results_["criterion"], b.tuning_results_["criterion"])
+
+
+def test_empty_weights_of_a_kind_without_links_change_nothing():
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(90, centers=3, cluster_std=2.5, random_state=1)
+    must, _ = sample_links(y, 30, random_state=0)
+    a = SMIClustering(3, random_state=0).fit(X, must_link=must)
+    b = SMIClustering(3, random_state=0).fit(X, must_link=must, cannot_link_weight=[])
+    assert a.links_ == b.links_ == "closure"
+    assert_array_equal(a.labels_, b.labels_)
+
+
+def test_partial_labels_beside_links_of_weight_one_or_zero():
+    # only weights that act are refused beside partial labels
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(90, centers=3, cluster_std=2.5, random_state=1)
+    labels = np.full(90, -1)
+    labels[:30:3] = y[:30:3]
+    must = np.array([[40, 41], [50, 51]])
+    must = must[y[must[:, 0]] == y[must[:, 1]]]
+    a = SMIClustering(3, random_state=0).fit(X, must_link=must, partial_labels=labels)
+    b = SMIClustering(3, random_state=0).fit(
+        X, must_link=must, must_link_weight=[1.0] * len(must), partial_labels=labels)
+    assert_array_equal(a.labels_, b.labels_)
+    with pytest.raises(ValueError, match="partial_labels cannot be combined"):
+        SMIClustering(3, random_state=0).fit(
+            X, must_link=must, must_link_weight=[0.5] * len(must),
+            partial_labels=labels)
+
+
 @pytest.mark.parametrize("kw", [
     dict(must_link=[[0, 1]], must_link_weight=[0.0]),
     dict(cannot_link=[[0, 5]], cannot_link_weight=[0.0]),

@@ -883,11 +883,12 @@ default=None
             paper's 3SMIC). The weights are the entries of :math:`M` and :math:`C`,
             move the kernel entry of a link towards 1 (must) or 0 (cannot) by
             ``min(w, 1)`` of the way, and count a violated link by its weight
-            in the selection criterion; weight 0 is no link. With weights,
-            ``links="closure"`` uses the links as given, not closed, as the
-            paper's 3SMIC does (the rest of the default's search stays):
-            weights say the links are uncertain, and closing them would
-            spread the wrong ones.
+            in the selection criterion; weight 0 is no link. With a weight
+            other than 0 and 1, ``links="closure"`` uses the links as given,
+            not closed, as the paper's 3SMIC does (the rest of the default's
+            search stays): weights say the links are uncertain, and closing
+            them would spread the wrong ones. Weights of 0 and 1 only are the
+            fit without the links of weight 0 and without weights.
         partial_labels : array-like of shape (n_samples,), default=None
             Known classes of some samples (any labels; ``-1``, ``None`` or NaN
             for unknown, as in ``sklearn.semi_supervised``). Every two
@@ -922,13 +923,16 @@ default=None
             # the given links and the rows of those of positive weight
             scored = list(zip((inputs.must_link, inputs.cannot_link),
                               present_link_rows(inputs)))
+            # links of weight 0 are no links, and weights of 1 the default:
+            # without other weights, the fit of the links left, unweighted
+            unweighted = links_present(inputs)
+            if unweighted.must_weight is None and unweighted.cannot_weight is None:
+                inputs = unweighted
             inputs, label_codes = _with_partial_labels(inputs, partial_labels,
                                                        self.links, self)
-            # links of weight 0 are no links: what reads links as pairs (the
-            # closure, the clique, the choice of c) reads the others only
+            # what reads links as pairs (the closure, the clique, the choice
+            # of c) reads those of positive weight only
             present = links_present(inputs)
-            if not (len(present.must_link) or len(present.cannot_link)):
-                inputs = present  # every link of weight 0: the fit without links
             # the closure of the given links, built once: how they are used, the
             # clique of cannot-linked groups and whether the link test runs
             given = (link_groups(present.must_link, present.cannot_link,

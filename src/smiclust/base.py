@@ -218,6 +218,13 @@ def positive_weight_rows(links, weights):
     return np.arange(len(links)) if weights is None else np.flatnonzero(weights > 0)
 
 
+def weights_act(weights):
+    """Whether link ``weights`` (``None``: 1 each) hold one other than 0 and
+    1: a link of weight 0 is no link and 1 is the default, so only such
+    weights make a fit use its links as given (:func:`links_present`)."""
+    return weights is not None and bool(np.any((weights != 0) & (weights != 1)))
+
+
 def present_link_rows(inputs):
     """Rows of the must-links and of the cannot-links of ``inputs`` whose
     weight is positive (:func:`positive_weight_rows`)."""
@@ -227,25 +234,34 @@ def present_link_rows(inputs):
 
 def links_present(inputs):
     """``inputs`` without its links of weight 0 (:func:`present_link_rows`),
-    so that nothing reads such a link as one; with no link left, without
-    weights either (weights alone would make the fit use links as given)."""
+    so that nothing reads such a link as one, and without the weights of a
+    kind of link whose remaining links all weigh 1, the default (so with no
+    link left, without weights either): weights make the fit use the links
+    as given, and weights that change nothing must not."""
     keep_m, keep_c = present_link_rows(inputs)
-    none_left = not (len(keep_m) or len(keep_c))
-    weighted = inputs.must_weight is not None or inputs.cannot_weight is not None
-    every_link_kept = (len(keep_m) == len(inputs.must_link)
-                       and len(keep_c) == len(inputs.cannot_link))
-    weights_to_drop = none_left and weighted
-    if every_link_kept and not weights_to_drop:
+    must_weight = _weights_of_rows(inputs.must_weight, keep_m)
+    cannot_weight = _weights_of_rows(inputs.cannot_weight, keep_c)
+    if (len(keep_m) == len(inputs.must_link)
+            and len(keep_c) == len(inputs.cannot_link)
+            and must_weight is inputs.must_weight
+            and cannot_weight is inputs.cannot_weight):
         return inputs
     return replace(
         inputs,
         must_link=inputs.must_link[keep_m],
         cannot_link=inputs.cannot_link[keep_c],
-        must_weight=(None if inputs.must_weight is None or none_left
-                     else inputs.must_weight[keep_m]),
-        cannot_weight=(None if inputs.cannot_weight is None or none_left
-                       else inputs.cannot_weight[keep_c]),
+        must_weight=must_weight,
+        cannot_weight=cannot_weight,
     )
+
+
+def _weights_of_rows(weights, rows):
+    """``weights`` of the links in ``rows``; ``None`` (the default, 1 each)
+    when there are none or every one is 1, ``weights`` itself when every row
+    is kept."""
+    if weights is None or np.all(weights[rows] == 1):
+        return None
+    return weights if len(rows) == len(weights) else weights[rows]
 
 
 def graph_components(graph, inputs):

@@ -107,7 +107,8 @@ class Inputs:
 
     @property
     def weighted(self):
-        """Whether a link file had a weight column (then both weights are set)."""
+        """Whether the link files had weights other than 0 and 1 (then both
+        weights are set)."""
         return self.must_weight is not None
 
     def _present(self):
@@ -272,7 +273,9 @@ def _read_links(args, ids, n, rep):
 
     Returns ``(must, cannot, must_weight, cannot_weight, n_labeled,
     partial, label_names)``; the weights are None unless a link file has a
-    weight column (links without one, and those of --labels, weigh 1);
+    weight column with a weight other than 0 and 1 (links without one, and
+    those of --labels, weigh 1; with weights of 0 and 1 only, the links of
+    weight 0 are left out and the others are unweighted, as in ``fit``);
     ``n_labeled`` is None without --labels. Without weights the labels are
     ``partial`` (codes, -1 unknown; fit's ``partial_labels``: one group per
     label, not every pair) and ``must`` / ``cannot`` hold only the file links
@@ -284,6 +287,7 @@ def _read_links(args, ids, n, rep):
     import numpy as np
 
     from .. import io
+    from ..base import weights_act
     from ..constraints import pairs_from_labels
 
     must_parts, cannot_parts = [], []
@@ -318,7 +322,7 @@ def _read_links(args, ids, n, rep):
                 f"--labels: {args.labels} has {n_classes} distinct labels, more "
                 f"than -k {args.n_clusters} clusters")
         n_labeled = int(np.count_nonzero(y >= 0))
-        weighted = any(w is not None for _, w in (*must_parts, *cannot_parts))
+        weighted = any(weights_act(w) for _, w in (*must_parts, *cannot_parts))
         if weighted:  # weighted links are used as given: so are the labels'
             lab_must, lab_cannot = pairs_from_labels(y)
             must_parts.append((lab_must, None))
@@ -327,6 +331,12 @@ def _read_links(args, ids, n, rep):
             partial = y
     must, cannot, must_weight, cannot_weight = _combine_links(
         must_parts, cannot_parts, rep)
+    if (must_weight is not None and not weights_act(must_weight)
+            and not weights_act(cannot_weight)):
+        must, cannot = must[must_weight > 0], cannot[cannot_weight > 0]
+        must_weight = cannot_weight = None
+        rep.progress("link weights of 0 and 1 only: the links of weight 0 are "
+                     "left out, the others used as links without weights")
     if partial is not None:
         must, cannot = _outside_labels(must, cannot, partial, ids, rep)
     return must, cannot, must_weight, cannot_weight, n_labeled, partial, label_names

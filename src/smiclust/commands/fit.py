@@ -49,7 +49,8 @@ link and label files:
   without one and of --labels weigh 1, and a link given more than once keeps
   its largest weight (said in a warning). Weighted links are used as given,
   the paper's 3SMIC (the summary's "links" is then "paper"), not closed into
-  must-link groups.
+  must-link groups; weights of 0 and 1 only change nothing (links of weight
+  0 are left out, the others are links without weights).
 
 suspect links:
   --suspect-links FILE writes the given links, the most contradicted by the
