@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from conftest import blobs_with_strays
 from numpy.testing import assert_array_equal
 from sklearn.exceptions import NotFittedError
@@ -329,6 +330,12 @@ def test_select_pairs_validation():
          "hold the estimator's 2 training features; got 4 features"),
         (dict(X=np.where(np.arange(10)[:, None] == 3, np.nan, X)), ValueError,
          "Input X contains NaN.\nselect_pairs does not accept"),
+        # the same shape, other samples or another order
+        (dict(X=X[::-1]), ValueError, "'X' parameter of select_pairs must hold "
+         "the training samples of the estimator, in the order it was fitted on; "
+         r"got other values in 10 of its 10 rows \(the first: row 0\)"),
+        (dict(X=np.where(np.arange(10)[:, None] == 7, X + 1e-9, X)), ValueError,
+         r"got other values in 1 of its 10 rows \(the first: row 7\)"),
     ]
     for change, error, match in cases:
         kwargs = dict(estimator=model, X=X, n_pairs=2)
@@ -338,6 +345,9 @@ def test_select_pairs_validation():
             select_pairs(est, X_, n, **kwargs)
     with pytest.raises(NotFittedError):
         select_pairs(SMIClustering(2), X, 2)
+    # the training samples in the other format (sparse) are the same samples
+    assert_array_equal(select_pairs(model, sp.csr_matrix(X), 2, random_state=0),
+                       select_pairs(model, X, 2, random_state=0))
 
 
 @pytest.fixture

@@ -622,6 +622,7 @@ def select_pairs(
             f"of the estimator (its proba_ has {n} rows); got {X.shape[0]} "
             "samples."
         )
+    _check_training_samples(X, estimator, owner)
     validate_params(
         {"n_pairs": n_pairs, "random_state": random_state},
         {
@@ -634,6 +635,29 @@ def select_pairs(
     closure = link_closure(must, cannot, n, c)
     rng = check_random_state(random_state)
     return _select(proba, scales, closure, int(n_pairs), rng, _Coverage(X))
+
+
+def _check_training_samples(X, estimator, owner):
+    """``X`` (validated, as many rows as ``proba_``) must be the samples the
+    estimator was fitted on, in their order: the pairs are chosen by their
+    probabilities and the distances of ``X`` together."""
+    fit_X = getattr(estimator, "_fit_X", None)
+    if fit_X is None:
+        return
+    if sp.issparse(X) != sp.issparse(fit_X):  # the same rows in the other format
+        dense, sparse = (fit_X, X) if sp.issparse(X) else (X, fit_X)
+        differs = np.any(sparse.toarray() != dense, axis=1)
+    elif sp.issparse(X):
+        differs = np.asarray((X != fit_X).sum(axis=1)).ravel() > 0
+    else:
+        differs = np.any(X != fit_X, axis=1)
+    if differs.any():
+        raise ValueError(
+            f"The 'X' parameter of {owner} must hold the training samples of "
+            "the estimator, in the order it was fitted on; got other values in "
+            f"{int(differs.sum())} of its {X.shape[0]} rows (the first: row "
+            f"{int(np.argmax(differs))})."
+        )
 
 
 def _check_estimator(estimator, owner):
