@@ -187,6 +187,14 @@ def test_weights_of_zero_and_one_only_are_links_without_weights(work):
     assert weights["summary"]["link_weights"] is False
     assert weights["summary"]["n_must_link"] == plain["summary"]["n_must_link"]
     assert weights["assignments"] == plain["assignments"]
+    # a must-link of weight 0 beside the same pair cannot-linked is no conflict
+    i, j = work["cannot"][0]
+    with open(d / "must_0.csv", "w") as f:
+        f.write(f"{j},{i},0\n{must[5][0]},{must[5][1]},0.5\n")
+    proc = cli("fit", "moons.npy", "-k", "2", "--must-link", "must_0.csv",
+               "--cannot-link", "cannot_idx.csv", *FIXED, "--quiet", "--out",
+               "conflict.csv", cwd=d)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_a_link_given_twice_keeps_its_largest_weight(work):

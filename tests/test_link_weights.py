@@ -222,6 +222,23 @@ def test_weights_that_change_nothing_keep_the_default_unweighted_fit(weights):
     assert_array_equal(a.tuning_results_["criterion"], b.tuning_results_["criterion"])
 
 
+def test_a_link_of_weight_zero_contradicts_nothing():
+    # weight 0 is no link: the same pair cannot-linked is no pair in both
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(60, centers=2, random_state=0)
+    a = SMIClustering(2, random_state=0).fit(X, cannot_link=[[0, 1]])
+    b = SMIClustering(2, random_state=0).fit(
+        X, must_link=[[1, 0]], must_link_weight=[0.0], cannot_link=[[0, 1]])
+    assert_array_equal(a.labels_, b.labels_)
+    for weight in (0.5, 1.0):
+        with pytest.raises(ValueError, match=r"both a must-link and a cannot-link "
+                           r"in SMIClustering; 1 pair\(s\) are, the first is \(0, 1\)"):
+            SMIClustering(2, random_state=0).fit(
+                X, must_link=[[1, 0]], must_link_weight=[weight],
+                cannot_link=[[0, 1]])
+
+
 def test_empty_weights_of_a_kind_without_links_change_nothing():
     from sklearn.datasets import make_blobs
 

@@ -21,6 +21,7 @@ from .constraints import (
     check_constraints,
     check_link_weights,
     link_matrix,
+    refuse_pairs_in_both,
     warn_conflicting_links,
 )
 from .neighbors import (
@@ -137,8 +138,12 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         X, c, exponent = validate_training_samples(
             proxy, X, n_clusters, accept_sparse=self._accepts_sparse
         )
+        # a pair both must- and cannot-linked is refused among the links of
+        # positive weight (one of weight 0 is no link), once weights are read
+        weighted = must_link_weight is not None or cannot_link_weight is not None
         must, cannot = check_constraints(
-            must_link, cannot_link, X.shape[0], owner=owner, warn=False
+            must_link, cannot_link, X.shape[0], owner=owner, warn=False,
+            refuse_both=not weighted,
         )
         weights = [
             None if w is None else check_link_weights(w, len(links), name=name,
@@ -152,6 +157,7 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
                            *weights)
         if len(must) and len(cannot):
             present = links_present(inputs)
+            refuse_pairs_in_both(present.must_link, present.cannot_link, owner)
             warn_conflicting_links(present.must_link, present.cannot_link,
                                    X.shape[0])
         return inputs

@@ -34,6 +34,7 @@ __all__ = [
     "link_contradictions",
     "rank_suspect_links",
     "pairs_in_both",
+    "refuse_pairs_in_both",
     "unlinked_mask",
 ]
 
@@ -165,11 +166,13 @@ def check_links(links, n_samples, *, name="must_link", owner="check_links"):
 
 
 def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constraints",
-                      warn=True):
+                      warn=True, refuse_both=True):
     """Validate must-links and cannot-links together.
 
     Each array is checked by :func:`check_links`. A pair given both as a must-link
-    and as a cannot-link is an error. A cannot-linked pair whose samples are
+    and as a cannot-link is an error (:func:`refuse_pairs_in_both`; not with
+    ``refuse_both=False``, for links whose weights are not known yet: one of
+    weight 0 is no link). A cannot-linked pair whose samples are
     joined by a chain of must-links is a contradiction too, but links are soft in
     3SMIC, so it is reported with a :class:`ConstraintConflictWarning` naming the
     pairs (:func:`warn_conflicting_links`; not with ``warn=False``), and the
@@ -182,17 +185,25 @@ def check_constraints(must_link, cannot_link, n_samples, *, owner="check_constra
     """
     must = check_links(must_link, n_samples, name="must_link", owner=owner)
     cannot = check_links(cannot_link, n_samples, name="cannot_link", owner=owner)
-    if len(must) and len(cannot):
-        both = pairs_in_both(must, cannot)
-        if len(both):
-            first = tuple(int(v) for v in both[0])
-            raise ValueError(
-                f"A pair cannot be both a must-link and a cannot-link in {owner}; "
-                f"{len(both)} pair(s) are, the first is {first}."
-            )
-        if warn:
-            warn_conflicting_links(must, cannot, n_samples)
+    if refuse_both:
+        refuse_pairs_in_both(must, cannot, owner)
+    if warn and len(must) and len(cannot):
+        warn_conflicting_links(must, cannot, n_samples)
     return must, cannot
+
+
+def refuse_pairs_in_both(must, cannot, owner):
+    """``ValueError`` naming the first pair of the validated links ``must``
+    and ``cannot`` that is both a must-link and a cannot-link, if any."""
+    if not (len(must) and len(cannot)):
+        return
+    both = pairs_in_both(must, cannot)
+    if len(both):
+        first = tuple(int(v) for v in both[0])
+        raise ValueError(
+            f"A pair cannot be both a must-link and a cannot-link in {owner}; "
+            f"{len(both)} pair(s) are, the first is {first}."
+        )
 
 
 def warn_conflicting_links(must_link, cannot_link, n_samples):

@@ -209,7 +209,10 @@ def read_inputs(args, options, rep):
             f"-k {args.n_clusters} is more clusters than DATA has rows ({n})")
     must, cannot, must_weight, cannot_weight, n_labeled, partial, label_names = (
         _read_links(args, ids, n, rep))
-    said_conflicts = _check_link_conflicts(must, cannot, ids, n, rep)
+    # a link of weight 0 is no link: it contradicts nothing
+    said_conflicts = _check_link_conflicts(
+        must if must_weight is None else must[must_weight > 0],
+        cannot if cannot_weight is None else cannot[cannot_weight > 0], ids, n, rep)
     t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
     if any(t >= n for t in t_values):
         raise _common.usage_error(
