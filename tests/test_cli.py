@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 from cli_process import drive_cli, run_cli
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
 
@@ -1473,6 +1473,30 @@ def test_standardize_saves_z_scores_of_every_column(tmp_path, monkeypatch,
     assert_allclose(Z, expected, atol=1e-9)
     assert_allclose(Z[:, :2].std(0), 1.0)
     assert np.all(Z[:, 2] == 0)  # the constant column
+    # the values of scikit-learn's StandardScaler, to the bit
+    from sklearn.preprocessing import StandardScaler
+
+    assert_array_equal(Z[:, :2], StandardScaler().fit_transform(X)[:, :2])
+
+
+def test_standardize_clusters_as_a_standard_scaler_pipeline(tmp_path, monkeypatch,
+                                                            capsys):
+    # iris: a division of every column by its largest value first moved the
+    # values by 1e-16 and the search's choice of n_neighbors (ARI 0.57
+    # between the two labellings)
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    monkeypatch.chdir(tmp_path)
+    X, _ = load_iris(return_X_y=True)
+    np.savetxt("iris.csv", X, delimiter=",")
+    status, doc, err = _fit_json(capsys, [
+        "fit", "iris.csv", "-k", "3", "--standardize", "--random-state", "0",
+        "--json", "-q"])
+    assert status == 0, err
+    model = SMIClustering(3, random_state=0).fit(StandardScaler().fit_transform(X))
+    assert doc["summary"]["n_neighbors"] == model.n_neighbors_
+    assert [row["cluster"] for row in doc["assignments"]] == model.labels_.tolist()
 
 
 # belongs to tests/test_cli.py; kills M29 (commands/_common.py: --json turns

@@ -400,15 +400,23 @@ def _check_link_conflicts(must, cannot, ids, n, rep):
     return (ConstraintConflictWarning,)
 
 
-def _standardize(inputs, rep):
-    """z-score the features of ``inputs.X`` in place of it; constant ones -> 0.
+#: Columns of a larger magnitude are divided by it before ``--standardize``:
+#: the squares of their deviations could overflow (above about 1.3e154).
+_SAFE_PEAK = 1e150
 
-    Each column is first divided by its largest magnitude (``peak``), so that
-    the mean and the standard deviation stay finite for any finite data (a
-    column near 1e308 overflowed to a zero column); z-scores do not change.
+
+def _standardize(inputs, rep):
+    """z-score the features of ``inputs.X`` in place of it, as scikit-learn's
+    ``StandardScaler`` does (the same values); constant ones -> 0.
+
+    A column whose largest magnitude (``peak``) exceeds :data:`_SAFE_PEAK` is
+    first divided by it, so that its variance stays finite (a column near
+    1e308 overflowed to a zero column); its z-scores do not change beyond
+    rounding. Other columns are left as they are.
     """
     import numpy as np
     import scipy.sparse as sp
+    from sklearn.preprocessing import StandardScaler
 
     X, names = inputs.X, inputs.names
     if sp.issparse(X):
@@ -417,13 +425,14 @@ def _standardize(inputs, rep):
             "DATA dense; scale it before saving it (TF-IDF rows are already "
             "normalised) or give a dense file")
     peak = np.abs(X).max(axis=0)
-    peak = np.where(peak > 0, peak, 1.0)
+    peak = np.where(peak > _SAFE_PEAK, peak, 1.0)
     X = X / peak
-    mean = X.mean(axis=0)
-    std = X.std(axis=0)
-    constant = std == 0
-    scale = np.where(constant, 1.0, std)
-    inputs.X = (X - mean) / scale
+    scaler = StandardScaler().fit(X)
+    mean, scale = scaler.mean_, scaler.scale_
+    constant = np.ptp(X, axis=0) == 0
+    X = scaler.transform(X)
+    X[:, constant] = 0.0
+    inputs.X = X
     inputs.scaler = {"peak": peak, "mean": mean, "scale": scale}
     if constant.any():
         which = [names[j] if names else str(j) for j in np.flatnonzero(constant)]
