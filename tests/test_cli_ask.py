@@ -346,6 +346,11 @@ BAD = [
      "needs a file name"),
     ("out directory", ["--links", "new.csv", "--out", "no/such/out.csv"], "--out",
      "does not exist"),
+    # options of --out without it: nothing would take them
+    ("proba without out", ["--links", "new.csv", "--proba"], "--proba",
+     "needs --out FILE"),
+    ("format without out", ["--links", "new.csv", "--format", "parquet"],
+     "--format", "needs --out FILE"),
     # an unset shell variable: refused before the first question
     ("out empty", ["--links", "new.csv", "--out", ""], "--out",
      "needs a file name; got an empty string"),

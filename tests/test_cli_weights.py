@@ -328,6 +328,9 @@ def test_bad_weight_cell_is_one_line_exit_2(bad_results, name):
          "--suspect-links 'o.csv' is the --out file"),
         (["--top", "3"], "--top needs --suspect-links FILE"),
         (["--suspect-links", "-"], "--suspect-links needs a file name"),
+        # '-' is stdout for --out only: no file named '-'
+        (["--save", "-"], "--save needs a file name"),
+        (["--plot", "-"], "--plot needs a file name"),
     ],
 )
 def test_suspect_links_never_overwrite_inputs_or_outputs(work, extra, match):

@@ -166,6 +166,11 @@ def check_options(args):
               *(("--must-link", p) for p in args.must_link),
               *(("--cannot-link", p) for p in args.cannot_link),
               *(("--answers", p) for p in args.answers)]
+    for option, path in (("--save", args.save), ("--plot", args.plot),
+                         ("--suspect-links", args.suspect_links)):
+        if path == "-":  # a file named '-' would surprise: '-' is stdout
+            raise _common.usage_error(f"{option} needs a file name (stdout "
+                                      "holds the assignments)")
     for option, path in (("--out", args.out), ("--save", args.save),
                          ("--plot", args.plot),
                          ("--suspect-links", args.suspect_links)):
@@ -181,12 +186,9 @@ def check_options(args):
     if args.top is not None and args.suspect_links is None:
         raise _common.usage_error("--top needs --suspect-links FILE (it limits "
                                   "the links written there)")
-    if args.suspect_links is not None:
-        if args.suspect_links == "-":
-            raise _common.usage_error("--suspect-links needs a file name (stdout "
-                                      "holds the assignments)")
-        if _common.suspect_links_format(args.suspect_links) == "parquet":
-            _common.require_pyarrow()
+    if (args.suspect_links is not None
+            and _common.suspect_links_format(args.suspect_links) == "parquet"):
+        _common.require_pyarrow()
     return options
 
 

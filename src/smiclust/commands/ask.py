@@ -155,6 +155,13 @@ def _check_options(args):
     if args.out == "-":
         raise _common.usage_error("--out needs a file name (stdout shows the "
                                   "questions)")
+    if args.out is None:
+        for option, given in (("--proba", args.proba),
+                              ("--format", args.format is not None)):
+            if given:
+                raise _common.usage_error(
+                    f"{option} needs --out FILE (the final fit's clusters are "
+                    "written only there)")
     if args.png is not None:
         if args.image_shape is None:
             raise _common.usage_error("--png needs --image-shape H W (it draws "
