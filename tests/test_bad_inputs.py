@@ -448,6 +448,30 @@ BAD_LINKS = {
         r"at most n_samples \(n_samples - 1\) / 2 = 435 pairs \(n_samples=30\); "
         "got 870",
     ),
+    # numpy reads [True, 3] as [1, 3]: a boolean among integers is refused as
+    # booleans alone are
+    "boolean among integer indices": (
+        {"must_link": [[True, 3]]},
+        TypeError,
+        "'must_link' parameter of SMIClustering must hold integer sample "
+        "indices; got the boolean True among them",
+    ),
+    "boolean among weights": (
+        {"must_link": [[0, 3], [1, 4]], "must_link_weight": [True, 2.0]},
+        TypeError,
+        "'must_link_weight' parameter of SMIClustering must be a 1-d array of "
+        "real numbers; got the boolean True among them",
+    ),
+    "boolean among partial labels": (
+        {"partial_labels": [True, 0] + [-1] * 28},
+        TypeError,
+        "hold class labels; got the boolean True among them",
+    ),
+    "pairs of no index": (
+        {"must_link": [[], []]},
+        ValueError,
+        r"shape \(n_pairs, 2\); got an array of shape \(2, 0\)",
+    ),
     "pair both must and cannot": (
         {"must_link": [[0, 3]], "cannot_link": [[3, 0]]},
         ValueError,

@@ -109,7 +109,8 @@ def check_links(links, n_samples, *, name="must_link", owner="check_links"):
             f"shape (n_pairs, 2); got a ragged sequence {links!r}."
         ) from None
     if arr.size == 0:
-        if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] in (0, 2)):
+        # (0,), (0, 2) and (0, 0); (k, 0) with k > 0 is k pairs of no index
+        if arr.ndim == 1 or arr.shape in ((0, 2), (0, 0)):
             return _empty_pairs()
     if arr.ndim == 0:
         raise ValueError(
@@ -121,6 +122,13 @@ def check_links(links, n_samples, *, name="must_link", owner="check_links"):
             f"The {name!r} parameter of {owner} must be an array of index pairs of "
             f"shape (n_pairs, 2); got an array of shape {arr.shape}."
         )
+    if arr.dtype.kind in "iu":
+        boolean = _boolean_in(links)  # booleans alone are a bool array
+        if boolean is not None:
+            raise TypeError(
+                f"The {name!r} parameter of {owner} must hold integer sample "
+                f"indices; got the boolean {boolean!r} among them."
+            )
     if arr.dtype.kind == "O" and all(_is_index(v) for v in arr.flat):
         # e.g. Python ints from an object column (checked before the cast)
         values = [tuple(int(v) for v in p) for p in arr]
@@ -254,6 +262,22 @@ def _out_of_range(name, owner, n_samples, row, pair):
     )
 
 
+def _boolean_in(values):
+    """The first boolean held by the (nested) list or tuple ``values``, or
+    ``None``: numpy reads ``[True, 3]`` as the numbers ``[1, 3]``, where an
+    array of booleans alone is refused."""
+    if not isinstance(values, (list, tuple)):
+        return None
+    stack = [values]
+    while stack:
+        for value in stack.pop():
+            if isinstance(value, (bool, np.bool_)):
+                return value
+            if isinstance(value, (list, tuple)):
+                stack.append(value)
+    return None
+
+
 def _is_index(value):
     """Whether ``value`` is an integer that is not a boolean."""
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
@@ -364,6 +388,10 @@ def check_link_weights(weights, n_pairs, *, name="must_link_weight", owner="fit"
         arr = np.asarray(weights)
     except (ValueError, TypeError):
         raise ValueError(f"{prefix} a 1-d array of numbers; got {weights!r}.") from None
+    boolean = None if arr.dtype.kind == "b" else _boolean_in(weights)
+    if boolean is not None:  # booleans alone are refused as a bool array below
+        raise TypeError(f"{prefix} a 1-d array of real numbers; got the boolean "
+                        f"{boolean!r} among them.")
     if arr.dtype == object and all(
             isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
             for v in arr.ravel()):
@@ -480,6 +508,10 @@ def encode_partial_labels(
         )
     if y.dtype.kind == "b":
         raise TypeError(f"{prefix} hold class labels; got booleans.")
+    boolean = _boolean_in(labels)
+    if boolean is not None:
+        raise TypeError(f"{prefix} hold class labels; got the boolean "
+                        f"{boolean!r} among them.")
     if y.dtype.kind not in "iufUSO":
         raise TypeError(f"{prefix} hold class labels; got dtype {y.dtype}.")
     if y.dtype.kind == "f" and np.isinf(y).any():
