@@ -317,6 +317,15 @@ def test_a_users_classifier_that_refuses_the_rows_is_named_in_the_error():
         SMIClustering(2, classifier=GaussianNB(), random_state=0).fit(
             X_sparse, partial_labels=partial)
     assert sp.issparse(X_sparse) and X_sparse.shape == X.shape  # left as given
+    # fitted on dense rows, it meets sparse new ones in predict
+    model = SMIClustering(2, classifier=GaussianNB(), random_state=0).fit(
+        X, partial_labels=partial)
+    assert model.classifier_ is not None
+    with pytest.raises(TypeError, match=r"'classifier' parameter \(GaussianNB\), "
+                       r"fitted on the linked samples, could not predict these "
+                       r"rows \(a sparse matrix of shape \(5, .*dense data is "
+                       "required"):
+        model.predict(X_sparse[:5])
 
 
 class _SingularClassifier(LogisticRegression):

@@ -199,8 +199,19 @@ def _by_cluster(model, proba, n_clusters):
 
 def classifier_probabilities(model, X, n_clusters):
     """``(n, n_clusters)`` class probabilities of a fitted classifier, columns
-    by cluster number (clusters the seeds never held get 0)."""
-    return _by_cluster(model, model.predict_proba(X), n_clusters)
+    by cluster number (clusters the seeds never held get 0). A classifier
+    that cannot take ``X`` (a dense-only one given sparse rows) raises its
+    error with the ``classifier`` parameter named."""
+    try:
+        proba = model.predict_proba(X)
+    except (TypeError, ValueError) as exc:
+        rows = "a sparse matrix" if sp.issparse(X) else "an array"
+        raise _same_kind(exc, (
+            f"The 'classifier' parameter ({type(model).__name__}), fitted on "
+            f"the linked samples, could not predict these rows ({rows} of "
+            f"shape {X.shape}): {exc}"
+        )) from exc
+    return _by_cluster(model, proba, n_clusters)
 
 
 def out_of_bag_probabilities(forest, n_clusters):
