@@ -42,6 +42,7 @@ sample, would cost most of the fit (rule FS).
 Prior validation of inputs is assumed.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -152,19 +153,30 @@ def fit_seed_classifier(classifier, X, labels, random_state):
     X, labels = X[order], np.asarray(labels)[order]
     if not isinstance(classifier, str):
         model = _seeded_clone(classifier, random_state)
-        try:
+        with _naming_the_classifier(classifier, X, "be fitted on the linked "
+                                    "samples' rows", " with the labels the fit "
+                                    "gave them"):
             return model.fit(X, labels), order
-        except (TypeError, ValueError) as exc:
-            rows = "a sparse matrix" if sp.issparse(X) else "an array"
-            raise _same_kind(exc, (
-                f"The 'classifier' parameter ({type(classifier).__name__}) "
-                f"could not be fitted on the linked samples' rows ({rows} of "
-                f"shape {X.shape}) with the labels the fit gave them: {exc}"
-            )) from exc
     with warnings.catch_warnings():
         # rows no tree left out are uniform (out_of_bag_probabilities)
         warnings.filterwarnings("ignore", message="Some inputs do not have OOB")
         return default_classifier(random_state).fit(X, labels), order
+
+
+@contextlib.contextmanager
+def _naming_the_classifier(classifier, X, action, detail=""):
+    """A ``TypeError`` / ``ValueError`` that a user's ``classifier`` raises on
+    the rows ``X`` inside the block, raised again (of its own kind) naming
+    the ``classifier`` parameter, the ``action`` it could not do and the
+    rows."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        rows = "a sparse matrix" if sp.issparse(X) else "an array"
+        raise _same_kind(exc, (
+            f"The 'classifier' parameter ({type(classifier).__name__}) could not "
+            f"{action} ({rows} of shape {X.shape}){detail}: {exc}"
+        )) from exc
 
 
 def _same_kind(exc, message):
@@ -202,15 +214,9 @@ def classifier_probabilities(model, X, n_clusters):
     by cluster number (clusters the seeds never held get 0). A classifier
     that cannot take ``X`` (a dense-only one given sparse rows) raises its
     error with the ``classifier`` parameter named."""
-    try:
+    with _naming_the_classifier(model, X, "predict these rows",
+                                " (it was fitted on the linked samples)"):
         proba = model.predict_proba(X)
-    except (TypeError, ValueError) as exc:
-        rows = "a sparse matrix" if sp.issparse(X) else "an array"
-        raise _same_kind(exc, (
-            f"The 'classifier' parameter ({type(model).__name__}), fitted on "
-            f"the linked samples, could not predict these rows ({rows} of "
-            f"shape {X.shape}): {exc}"
-        )) from exc
     return _by_cluster(model, proba, n_clusters)
 
 
