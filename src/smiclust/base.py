@@ -138,12 +138,11 @@ class BaseLinkClustering(ClusterMixin, BaseEstimator):
         X, c, exponent = validate_training_samples(
             proxy, X, n_clusters, accept_sparse=self._accepts_sparse
         )
-        # a pair both must- and cannot-linked is refused among the links of
-        # positive weight (one of weight 0 is no link), once weights are read
-        weighted = must_link_weight is not None or cannot_link_weight is not None
+        # a pair both must- and cannot-linked is refused below, among the
+        # links of positive weight (one of weight 0 is no link)
         must, cannot = check_constraints(
             must_link, cannot_link, X.shape[0], owner=owner, warn=False,
-            refuse_both=not weighted,
+            refuse_both=False,
         )
         weights = [
             None if w is None else check_link_weights(w, len(links), name=name,
@@ -265,7 +264,7 @@ def _weights_of_rows(weights, rows):
     """``weights`` of the links in ``rows``; ``None`` (the default, 1 each)
     when there are none or every one is 1, ``weights`` itself when every row
     is kept."""
-    if weights is None or np.all(weights[rows] == 1):
+    if not weights_act(None if weights is None else weights[rows]):
         return None
     return weights if len(rows) == len(weights) else weights[rows]
 

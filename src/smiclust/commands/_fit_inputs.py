@@ -197,6 +197,7 @@ def read_inputs(args, options, rep):
     import numpy as np
 
     from .. import io
+    from ..base import positive_weight_rows
 
     X, ids, names = _common.read_input(
         "DATA", io.read_table, args.data, reporter=rep, id_column=args.id_column,
@@ -213,8 +214,8 @@ def read_inputs(args, options, rep):
         _read_links(args, ids, n, rep))
     # a link of weight 0 is no link: it contradicts nothing
     said_conflicts = _check_link_conflicts(
-        must if must_weight is None else must[must_weight > 0],
-        cannot if cannot_weight is None else cannot[cannot_weight > 0], ids, n, rep)
+        must[positive_weight_rows(must, must_weight)],
+        cannot[positive_weight_rows(cannot, cannot_weight)], ids, n, rep)
     t_values = [] if args.n_neighbors == "auto" else np.atleast_1d(args.n_neighbors)
     if any(t >= n for t in t_values):
         raise _common.usage_error(
@@ -292,7 +293,7 @@ def _read_links(args, ids, n, rep):
     import numpy as np
 
     from .. import io
-    from ..base import weights_act
+    from ..base import positive_weight_rows, weights_act
     from ..constraints import pairs_from_labels
 
     must_parts, cannot_parts = [], []
@@ -338,7 +339,8 @@ def _read_links(args, ids, n, rep):
         must_parts, cannot_parts, rep)
     if (must_weight is not None and not weights_act(must_weight)
             and not weights_act(cannot_weight)):
-        must, cannot = must[must_weight > 0], cannot[cannot_weight > 0]
+        must = must[positive_weight_rows(must, must_weight)]
+        cannot = cannot[positive_weight_rows(cannot, cannot_weight)]
         must_weight = cannot_weight = None
         rep.progress("link weights of 0 and 1 only: the links of weight 0 are "
                      "left out, the others used as links without weights")

@@ -104,9 +104,9 @@ def assignment_columns(labels, proba=None, ids=None, *, id_name="id", classes=No
         if len(classes) != n:
             raise ValueError(f"classes must have one entry per label: expected {n}, "
                              f"got {len(classes)}")
-        if not all(v is None or isinstance(v, str) for v in classes):
-            bad = next(v for v in classes if not (v is None or isinstance(v, str)))
-            raise ValueError(f"classes must hold text or None; got {bad!r}")
+        bad = [v for v in classes if not (v is None or isinstance(v, str))]
+        if bad:
+            raise ValueError(f"classes must hold text or None; got {bad[0]!r}")
     out = {}
     if ids is not None:
         shape = np.shape(np.asarray(ids, dtype=object))
