@@ -21,7 +21,7 @@ from smiclust.experiments import (
     read_records,
     run_experiment,
 )
-from smiclust.experiments._config import METHODS, QUICK_3SMIC_PARAMS
+from smiclust.experiments._config import METHODS, QUICK_3SMIC_PARAMS, beyond_config
 
 
 def _cli(*args, check=True):
@@ -892,6 +892,32 @@ def test_beyond_report_from_records(tmp_path):
     assert "RuntimeError: every candidate failed" in report
     check = _cli("--config", "beyond", "--report-only", "--out", str(tmp_path))
     assert json.loads(check.stdout)["report"].endswith("report.md")
+
+
+def test_report_only_describes_the_directory_s_config_as_it_is(tmp_path):
+    # a directory where a restricted run went (seeds 0-1, two methods): the
+    # report written from its records alone must not plan the config's
+    # default seeds or list methods that never ran
+    rows = [{"run_id": f"parkinson/raw/{m}/links=0.03/seed={s}",
+             "dataset": "parkinson", "preprocessing": "raw", "method": m,
+             "t": 4 if m == "sl" else "", "link_fraction": 0.03, "links": 567,
+             "seed": s, "n_samples": 195, "ari": 0.5, "ari_unlinked": 0.5,
+             "unlinked": 10, "ari_links_only": 0.1, "status": "ok",
+             "seconds": 1.0, "protocol": "pairs"}
+            for m in ("smiclust", "sl") for s in (0, 1)]
+    _write_records(tmp_path / RECORDS_FILE, rows)
+    config = json.loads(json.dumps(beyond_config()))
+    config["seeds"] = [0, 1]
+    config["methods"] = {m: config["methods"][m] for m in ("smiclust", "sl")}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    before = (tmp_path / "config.json").read_bytes()
+    _cli("--config", "beyond", "--report-only", "--out", str(tmp_path))
+    report = (tmp_path / "report.md").read_text()
+    assert "seeds 0, 1 planned" in report
+    methods = report.split("## Methods", 1)[1]
+    assert "(`sl`)" in methods and "(`smiclust`)" in methods
+    assert "(`csc`)" not in methods and "(`copkmeans`)" not in methods
+    assert (tmp_path / "config.json").read_bytes() == before
 
 
 def test_legacy_records_read_with_the_new_fields_empty(tmp_path):

@@ -139,7 +139,9 @@ def add_parser(subparsers):
     p.add_argument("--no-report", action="store_true",
                    help="only run; no figures or report")
     p.add_argument("--report-only", action="store_true",
-                   help="only write the figures and the report from the records")
+                   help="only write the figures and the report from the records "
+                        "and the directory's config.json (which --datasets, "
+                        "--methods and --seeds then do not change)")
 
 
 def _utc_time(text):
@@ -350,8 +352,13 @@ def _run_and_report(args, config, out):
                                      retry_failed=args.retry_failed,
                                      rerun_before=args.rerun_before))
     if not args.no_report:
-        # the report covers the directory's whole config, not only this run's
-        config = merge_configs(read_config(out), config)
+        # the report covers the directory's whole config, not only this run's;
+        # a report alone describes what ran, the directory's config as it is
+        previous = read_config(out)
+        if args.report_only and previous is not None:
+            config = previous
+        else:
+            config = merge_configs(previous, config)
         try:
             writer = (experiments.write_beyond_report if config["name"] == "beyond"
                       else experiments.write_noise_report
