@@ -531,6 +531,55 @@ def test_claims_verdicts_from_synthetic_records(tmp_path):
     assert "SL t=7" in evidence and "+0.02" in evidence
 
 
+def test_claims_hindsight_t_is_chosen_on_the_levels_with_links(tmp_path):
+    # SL t=1 is best without links, t=7 on the levels with links: the claims
+    # take t=7, as the table of methods at a glance does; a peer's runs that
+    # did not finish are named beside its mean
+    from smiclust.experiments import evaluate_claims, load_records, summarize
+
+    levels = (0.0, 0.01, 0.05)
+    rows = _synthetic("faces100", "3smic", None, dict(zip(levels, (0.6, 0.8, 0.9))))
+    rows += _synthetic("faces100", "sl", 1, dict(zip(levels, (1.0, 0.5, 0.5))))
+    rows += _synthetic("faces100", "sl", 7, dict(zip(levels, (0.1, 0.7, 0.7))))
+    rows += _synthetic("faces100", "copkmeans", None, dict(zip(levels, (0.5,) * 3)))
+    rows[-1].update(status="failed", ari="", error="RuntimeError: no clustering")
+    path = tmp_path / RECORDS_FILE
+    _write_records(path, rows)
+    claims = {c["claim"]: c for c in evaluate_claims(summarize(load_records(path)))}
+    evidence = " ".join(claims["3b"]["evidence_raw"])
+    assert "SL t=7" in evidence and "SL t=1" not in evidence
+    (copk,) = [e for e in claims["6"]["evidence_raw"] if "COPKMeans" in e]
+    assert "1 run at levels with links did not" in copk
+    (sl,) = [e for e in claims["6"]["evidence_raw"] if "minus SL" in e]
+    assert "did not" not in sl
+
+
+def test_figure_circles_the_levels_with_runs_that_did_not_finish(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from smiclust.experiments import load_records, summarize
+    from smiclust.experiments._figures import plot_dataset
+
+    rows = _synthetic("sonar", "3smic", None, {0.0: 0.1, 0.01: 0.6, 0.05: 0.9})
+    rows += _synthetic("sonar", "copkmeans", None, {0.0: 0.1, 0.01: 0.7, 0.05: 0.9})
+    rows[-3].update(status="failed", ari="")  # seed 1 at 0.01
+    _write_records(tmp_path / RECORDS_FILE, rows)
+    ax = plot_dataset(summarize(load_records(tmp_path / RECORDS_FILE)), "sonar", "raw")
+    circles = [line for line in ax.get_lines()
+               if line.get_markerfacecolor() == "none" and len(line.get_xdata())]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    plt.close(ax.figure)
+    (circle,) = circles
+    links = round(0.01 * 100 * 99 / 2)
+    assert list(circle.get_xdata()) == [links]
+    assert list(circle.get_ydata()) == [pytest.approx(0.69)]  # seed 0 alone
+    assert "some runs failed or skipped" in legend
+
+
 def test_report_from_records(tmp_path):
     from smiclust.experiments import write_report
 
@@ -594,7 +643,9 @@ def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
         for fraction, mean in means.items():
             rows.append(dict(dataset="sonar", preprocessing="raw", method=method,
                              t=t, curve=curve, link_fraction=fraction, mean=mean,
-                             n_ok=0 if mean is None else 3, seconds=seconds))
+                             n_ok=0 if mean is None else 3,
+                             n_failed=3 if mean is None else 0, n_skipped=0,
+                             seconds=seconds))
 
     add("3smic", None, "3SMIC (auto)", {0.0: 0.1, 0.01: 0.5, 0.02: 0.9}, 2.0)
     add("sl", 1, "SL t=1", {0.0: 0.9, 0.01: 0.2, 0.02: 0.4})
@@ -603,12 +654,19 @@ def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
     add("copkmeans", None, "COPKMeans", {0.0: 0.3, 0.01: 0.5, 0.02: 0.5})
     (row,) = comparison_table(pd.DataFrame(rows))
     assert row["n_levels"] == 2  # the level without links is left out
-    assert row["3smic"] == ("3SMIC (auto)", pytest.approx(0.7), 2, 2.0)
+    assert row["3smic"] == ("3SMIC (auto)", pytest.approx(0.7), 2, 2.0, 0, 6)
     assert row["sl_best"][:3] == ("SL t=4", pytest.approx(0.7), 2)
     assert row["sl_worst"][:3] == ("SL t=1", pytest.approx(0.3), 2)
-    # PCKMeans has one level of two (failed at the other): still the best peer
-    assert row["peer_best"][:3] == ("PCKMeans", pytest.approx(0.7), 1)
+    # PCKMeans has one level of two (failed at the other): still the best
+    # peer, with its three runs that did not finish counted
+    assert row["peer_best"] == ("PCKMeans", pytest.approx(0.7), 1, 1.0, 3, 6)
     assert row["csc_best"] is None
+    from smiclust.experiments._report import _comparison_section
+
+    (line,) = [x for x in _comparison_section(pd.DataFrame(rows))
+               if x.startswith("| sonar")]
+    assert line.endswith("| PCKMeans: 0.70 [1], 1 s, 3 of 6 runs not ok |")
+    assert "3SMIC (auto)" not in line and "| 0.70, 2 s |" in line
 
 
 def test_rerun_before_redoes_older_runs_once_and_resumes(quick_run, tmp_path):

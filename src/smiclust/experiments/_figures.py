@@ -41,6 +41,9 @@ def _style(method, rank):
 def plot_dataset(summary, dataset, preprocessing, ax=None):
     """Mean ARI ± std against the number of links, one line per curve.
 
+    A level where some runs of a curve failed or were skipped (its mean is
+    over the runs that finished) is circled.
+
     Parameters
     ----------
     summary : DataFrame
@@ -59,7 +62,7 @@ def plot_dataset(summary, dataset, preprocessing, ax=None):
         _, ax = plt.subplots(figsize=(8.5, 5))
     s = summary[(summary["dataset"] == dataset)
                 & (summary["preprocessing"] == preprocessing)]
-    ranks, not_run = {}, []
+    ranks, not_run, marked = {}, [], False
     for (method, t), g in s.groupby(["method", "t"], dropna=False, sort=False):
         label = g["curve"].iloc[0]
         g = g[g["n_ok"] > 0].sort_values("link_fraction")
@@ -75,8 +78,16 @@ def plot_dataset(summary, dataset, preprocessing, ax=None):
         ax.plot(x, m, label=label, **style)
         ax.fill_between(x, m - sd, m + sd, color=style["color"], alpha=0.10,
                         linewidth=0)
+        bad = (g["n_failed"] + g["n_skipped"]).to_numpy() > 0
+        if bad.any():  # a mean over the runs that finished only
+            marked = True
+            ax.plot(x[bad], m[bad], "o", markersize=11, markerfacecolor="none",
+                    markeredgecolor=style["color"], zorder=6)
     for label in not_run:  # listed, so that a missing line is explained
         ax.plot([], [], " ", label=f"{label}: not run")
+    if marked:
+        ax.plot([], [], "o", markersize=11, markerfacecolor="none",
+                markeredgecolor="0.3", label="some runs failed or skipped")
     levels = s.groupby("link_fraction")["links"].median().dropna()
     positive = [v for v in levels if v > 0]
     if positive:

@@ -66,7 +66,10 @@ def _comparison_section(summary):
         "Mean ARI over the link levels with links (each level averaged over its "
         "seeds first), and mean seconds per fit. *Best t* and *worst t* are "
         "chosen with hindsight; 3SMIC chooses its own. A count in brackets is "
-        "the number of levels a curve has, where it lacks some.",
+        "the number of levels a curve has, where it lacks some. Each level's "
+        "mean is over the runs that finished: where some did not (failed or "
+        "skipped), their count follows (*k of n runs not ok*), and the mean "
+        "may flatter the method.",
         "",
         "| data set | 3SMIC (auto) | SL, best t | SL, worst t | CSC, best t "
         "| best peer |",
@@ -76,9 +79,11 @@ def _comparison_section(summary):
     def cell(entry, n_levels, with_label):
         if entry is None:
             return "not run"
-        label, ari, n, seconds = entry
+        label, ari, n, seconds, not_ok, runs = entry
         text = f"{ari:.2f}" + (f" [{n}]" if n < n_levels else "")
         text += f", {seconds:.2g} s"
+        if not_ok:
+            text += f", {not_ok} of {runs} runs not ok"
         return f"{label}: {text}" if with_label else text
 
     for r in comparison_table(summary):

@@ -133,23 +133,33 @@ def comparison_table(summary):
     For SL and CSC the best and the worst ``t`` (with hindsight) are given,
     for the peers the best one. A curve lacking some of the levels (a peer
     skipped or failed there) is averaged over the levels it has, and the
-    count is kept so that the reader can tell.
+    count is kept so that the reader can tell; so are the runs that did not
+    finish (failed or skipped) at the levels with links, since each level's
+    mean is over the runs that finished.
 
     Returns
     -------
     rows : list of dict
         ``dataset, preprocessing, n_levels`` and, per entry, ``(label,
-        mean_ari, n_levels_of_curve, seconds_per_fit)``: keys ``3smic``,
-        ``sl_best``, ``sl_worst``, ``csc_best``, ``peer_best`` (``None`` when
-        the method was not run).
+        mean_ari, n_levels_of_curve, seconds_per_fit, n_runs_not_ok,
+        n_runs)``: keys ``3smic``, ``sl_best``, ``sl_worst``, ``csc_best``,
+        ``peer_best`` (``None`` when the method was not run).
     """
     rows = []
-    linked = summary[(summary["link_fraction"] > 0) & (summary["n_ok"] > 0)]
+    with_links = summary[summary["link_fraction"] > 0]
+    not_ok = sum(with_links[c] for c in ("n_failed", "n_skipped")
+                 if c in with_links)
+    runs = (with_links.assign(not_ok=not_ok)
+            .assign(runs=lambda f: f["n_ok"] + f["not_ok"])
+            .groupby(["dataset", "preprocessing", "method", "curve"],
+                     sort=False)[["not_ok", "runs"]].sum())
+    linked = with_links[with_links["n_ok"] > 0]
     for (d, p), s in linked.groupby(["dataset", "preprocessing"], sort=False):
         curves = []
         for (m, curve), g in s.groupby(["method", "curve"], sort=False):
+            n_not_ok, n_runs = runs.loc[(d, p, m, curve)]
             curves.append((m, curve, float(g["mean"].mean()), int(len(g)),
-                           float(g["seconds"].mean())))
+                           float(g["seconds"].mean()), int(n_not_ok), int(n_runs)))
 
         def pick(methods, best=True, curves=curves):
             found = [c for c in curves if c[0] in methods]
