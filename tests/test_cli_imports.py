@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 CODE = """
 import json, sys
 import smiclust
@@ -52,3 +54,18 @@ def test_importing_smiclust_loads_its_names_on_first_use():
     bad = subprocess.run([sys.executable, "-c", "import smiclust; smiclust.nope"],
                          capture_output=True, text=True)
     assert "module 'smiclust' has no attribute 'nope'" in bad.stderr
+
+
+@pytest.mark.parametrize("module", ["datasets", "io", "constraints", "neighbors",
+                                    "kernels"])
+def test_public_modules_are_attributes_of_the_package_in_a_fresh_interpreter(module):
+    # whatever was imported before: smiclust.io after `import smiclust` alone
+    code = (f"import sys, smiclust\n"
+            f"assert 'smiclust.{module}' not in sys.modules\n"
+            f"m = smiclust.{module}\n"
+            f"assert m is sys.modules['smiclust.{module}']\n"
+            f"assert '{module}' in dir(smiclust)\n"
+            f"assert '_estimator' not in dir(smiclust)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr

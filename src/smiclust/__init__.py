@@ -3,15 +3,20 @@ information (SMIC and 3SMIC, Calandriello, Niu & Sugiyama).
 
 Public API: :class:`SMIClustering` (and :func:`smi_clustering`), the baselines
 :class:`SpectralLearning` and :class:`ConstrainedSpectralClustering`,
-:func:`local_scaling_kernel`, :func:`lsmi_score`, and the modules
-:mod:`smiclust.constraints` and :mod:`smiclust.datasets`.
+:func:`local_scaling_kernel`, :func:`lsmi_score`, the links' helpers
+:func:`pairs_from_labels`, :func:`sample_links` and :func:`count_violations`,
+the question asking :func:`select_pairs`, :class:`ActiveSMIClustering` and
+:class:`StopAsking`, and the modules without a leading underscore
+(:mod:`smiclust.constraints`, :mod:`smiclust.datasets`, :mod:`smiclust.io`,
+...), each imported on first use: ``smiclust.datasets`` works after
+``import smiclust`` alone.
 
 Importing smiclust imports neither matplotlib, dask nor pynndescent (pandas
 only through scikit-learn, which imports it when it is installed) and changes
 no global state.
 """
 
-import importlib
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
@@ -36,13 +41,24 @@ _EXPORTS = {
 __all__ = [*_EXPORTS, "__version__"]
 
 
+def _public_submodules():
+    """Names of the package's modules and subpackages without a leading
+    underscore (``constraints``, ``datasets``, ``io``, ...)."""
+    import pkgutil
+
+    return [m.name for m in pkgutil.iter_modules(__path__)
+            if not m.name.startswith("_")]
+
+
 def __getattr__(name):
     if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        value = getattr(_importlib.import_module(_EXPORTS[name], __name__), name)
         globals()[name] = value
         return value
+    if name in _public_submodules():  # smiclust.datasets without its import
+        return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_EXPORTS])
+    return sorted({*globals(), *_EXPORTS, *_public_submodules()})
