@@ -9,7 +9,7 @@ every two with different digits a cannot-link (``10 k`` labelled images give
 ``k = 2``).
 
 The left panel shows the ARI of 3SMIC against the true digits for ``k = 0``
-(plain SMIC) up to 5 labelled images per digit: 0.57 without labels, 0.66 to
+(no labels) up to 5 labelled images per digit: 0.57 without labels, 0.66 to
 0.72 with 3 to 5 (one draw of the labelled images; another draw moves each
 point by a few hundredths). The two confusion matrices show where the gain
 comes from: without labels the 5s join the 3s, the 4s the 9s, and the 0s and

@@ -291,7 +291,12 @@ class SMIClustering(BaseLinkClustering):
     r"""SMI-based clustering (SMIC) and its semi-supervised extension (3SMIC).
 
     Without links this is SMIC (Sugiyama et al., 2011); with must-links and/or
-    cannot-links it is 3SMIC (Calandriello, Niu & Sugiyama, 2014). The class
+    cannot-links it is 3SMIC (Calandriello, Niu & Sugiyama, 2014). The
+    default goes beyond both papers (``links``, ``spreading``, ``consensus``,
+    ``classifier`` below): even without links it spreads SMIC's scores over
+    the kernel graph and, with three clusters or more, votes over
+    ``n_neighbors``; ``links="paper"`` is the papers' SMIC and 3SMIC exactly.
+    The class
     posteriors are modelled as :math:`p(y|x) = \sum_i \alpha_{y,i} K(x, x_i)` and
     the criterion
 
@@ -506,9 +511,10 @@ class SMIClustering(BaseLinkClustering):
         fitted in place; its ``random_state`` parameters left at ``None``
         are drawn from this one's, those set kept) always votes, with equal
         weight, where there is a spreading and the linked samples hold two
-        clusters or more (else a ``UserWarning`` says it was not used); one
-        that cannot be fitted on them (for example on sparse ``X``) raises
-        the error it raised, with this parameter named. ``None``: the spread
+        clusters or more (else a ``UserWarning`` says it was not used); a
+        ``TypeError`` or ``ValueError`` it raises (for example on sparse
+        ``X``) is raised again, of its own kind, with this parameter named,
+        and other errors pass through as they are. ``None``: the spread
         scores alone. ``classifier_`` holds the fitted one that voted,
         ``classifier_weight_`` its share.
         Measured in docs/beyond-the-paper/research-notes.md ("A classifier
@@ -631,7 +637,9 @@ class SMIClustering(BaseLinkClustering):
         ``pandas.DataFrame``; ``None`` otherwise.
     links_ : {"closure", "paper", "ignored"}
         How the links were used (``"paper"`` when ``links="closure"`` met
-        link weights or contradictory links, and without links;
+        link weights or contradictory links, and without links, where there
+        is nothing to close: the scores are still spread, see
+        ``spread_from_``;
         ``"ignored"`` when the link test set them aside, see
         ``link_test_level``).
     kernel_ : {"local-scaling", "normalized"}
@@ -649,8 +657,9 @@ class SMIClustering(BaseLinkClustering):
     spread_from_ : {"scores", "links", "none"}
         What the samples in no link took their labels from: the spread scores,
         the spread labels of the linked samples alone, or (``"none"``:
-        ``spreading=0``, links used as given, one cluster, or every sample
-        in a link) the eigenvector scores.
+        ``spreading=0``, ``links="paper"``, links used as given because of
+        their weights or contradictions, one cluster, or every sample in a
+        link) the eigenvector scores.
     spreading_ : float
         The spreading weight used (``spreading``, or the one ``"auto"``
         chose); 0 when nothing was spread (``spread_from_ == "none"``).
@@ -1533,8 +1542,7 @@ default=None
         no_links = not len(inputs.must_link) and not len(inputs.cannot_link)
         if no_links and gamma_set:
             warnings.warn(
-                f"gamma={self.gamma!r} is ignored: there are no links (SMIC is "
-                "solved).",
+                f"gamma={self.gamma!r} is ignored: there are no links.",
                 UserWarning,
                 stacklevel=user_stacklevel(),
             )

@@ -10,9 +10,10 @@ from . import _common
 from ._fit_inputs import check_options, read_inputs
 
 DESCRIPTION = """\
-Cluster the rows of DATA into N clusters with SMIC, or with 3SMIC when
-must-links, cannot-links or partial labels are given, and write one cluster per
-input row, in input order.
+Cluster the rows of DATA into N clusters with smiclust's default (SMIC, or
+3SMIC when must-links, cannot-links or partial labels are given, each with the
+library's steps beyond the paper), and write one cluster per input row, in
+input order.
 
 DATA is delimited text (CSV, TSV, white space; with or without a header line),
 a .npy array, a sparse matrix saved by scipy.sparse.save_npz (.npz, e.g. TF-IDF
