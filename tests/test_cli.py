@@ -1591,3 +1591,16 @@ def test_without_a_fork_server_the_commands_run_in_new_interpreters(
         fresh[0].returncode, fresh[0].stdout, fresh[0].stderr)
     assert forked[1] == fresh[1]
     assert fresh[1][0]["rc"] == 0 and fresh[1][1]["rc"] == 2
+
+
+def test_a_dangling_symbolic_link_is_the_output_it_points_to(tmp_path,
+                                                             monkeypatch, capsys):
+    # --out l.csv, a link to the model file a.csv that --save is about to
+    # write: the two outputs would be one file (the model lost)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "base.csv").write_text("id,x\na,0\nb,1\nc,5\nd,6\n")
+    os.symlink("a.csv", tmp_path / "l.csv")
+    argv = ["fit", "base.csv", "-k", "2", "--id-column", "id", *FIXED]
+    assert main([*argv, "--out", "l.csv", "--save", "a.csv"]) == 2
+    assert "--save 'a.csv' is the --out file" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["base.csv", "l.csv"]

@@ -178,8 +178,9 @@ def save_figure(fig, path, option, *, dpi):
 def _same_file(a, b):
     try:
         return os.path.samefile(a, b)
-    except OSError:  # either does not exist (yet)
-        return os.path.abspath(a) == os.path.abspath(b)
+    except OSError:  # either does not exist (yet): where each would be written
+        # (a dangling symbolic link writes its target)
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def number_arg(convert, kind, accept, requirement):
