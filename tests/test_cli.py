@@ -1604,3 +1604,18 @@ def test_a_dangling_symbolic_link_is_the_output_it_points_to(tmp_path,
     assert main([*argv, "--out", "l.csv", "--save", "a.csv"]) == 2
     assert "--save 'a.csv' is the --out file" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == ["base.csv", "l.csv"]
+
+
+@pytest.mark.parametrize("name, got", [("s.parquet", ".parquet"),
+                                       ("s.json", ".json"), ("s", "no suffix")])
+def test_datasets_export_refuses_a_suffix_other_than_csv(tmp_path, monkeypatch,
+                                                         capsys, name, got):
+    # the export writes CSV only: CSV under another name would be misread
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets", "sonar", "--out", name]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--out '{name}': expected a file name ending in .csv "
+                        f"(data sets are exported as CSV only), got {got}")
+    assert os.listdir(tmp_path) == []
+    assert main(["datasets", "sonar", "--out", "S.CSV"]) == 0
+    assert (tmp_path / "S.CSV").read_text().startswith("x0,x1,")

@@ -69,6 +69,17 @@ def run(args):
     return 0
 
 
+def _check_csv_suffix(path):
+    """--out names a CSV file (or stdout, '-'): the one format written."""
+    import os
+
+    suffix = os.path.splitext(path)[1].lower()
+    if path != "-" and suffix != ".csv":
+        raise _common.usage_error(
+            f"--out {path!r}: expected a file name ending in .csv (data sets are "
+            f"exported as CSV only), got {suffix or 'no suffix'}")
+
+
 def _export(args, datasets):
     """Data set NAME as CSV to --out: x0, x1, ..., label."""
     import csv
@@ -81,6 +92,7 @@ def _export(args, datasets):
         raise _common.usage_error(f"unknown data set {args.name!r}; the data sets "
                                   f"are {', '.join(datasets)}")
     _common.check_output_path(args.out, "--out")
+    _check_csv_suffix(args.out)
     X, y = datasets[args.name].load(random_state=args.random_state)
     header = [f"x{j}" for j in range(X.shape[1])] + ["label"]
     rows = ([repr(float(v)) for v in row] + [int(label)]
