@@ -925,3 +925,34 @@ def test_read_table_id_column_named_in_the_first_line_makes_it_a_header(tmp_path
     assert X.tolist() == [[1.0], [2.0]]
     assert ids.tolist() == ["r1", "r2"]
     assert names == ["3"]
+
+
+def test_white_space_separated_cells_lose_their_double_quotes(tmp_path):
+    # R's write.table: text quoted, cells separated by a space
+    path = write(tmp_path, "r.txt", '"id" "x" "y"\n"s0" 1 2\n"s1" 3 4\n')
+    X, ids, names = read_table(path, id_column="id")
+    assert_array_equal(X, [[1, 2], [3, 4]])
+    assert ids.tolist() == ["s0", "s1"] and names == ["x", "y"]
+    links = write(tmp_path, "m.txt", '"s1" "s0"\n')
+    assert read_links(links, ids=ids, n_samples=2).tolist() == [[1, 0]]
+
+
+@pytest.mark.parametrize("reader", ["table", "links", "weighted", "labels"])
+@pytest.mark.parametrize("delimiter, error, got", [
+    ("ab", ValueError, "'ab'"), ("", ValueError, "''"), ('"', ValueError, "'\"'"),
+    ("\n", ValueError, "'\\\\n'"), (1, TypeError, r"1 \(int\)"),
+])
+def test_readers_check_the_delimiter_parameter(tmp_path, reader, delimiter, error,
+                                               got):
+    path = write(tmp_path, "a.csv", "0,1\n1,2\n")
+    call = {
+        "table": lambda: read_table(path, delimiter=delimiter),
+        "links": lambda: read_links(path, n_samples=3, delimiter=delimiter),
+        "weighted": lambda: read_weighted_links(path, n_samples=3,
+                                                delimiter=delimiter),
+        "labels": lambda: read_labels(path, n_samples=2, delimiter=delimiter),
+    }[reader]
+    with pytest.raises(error, match=r"The 'delimiter' parameter must be (a str: )?"
+                       r"one character \(not a line break nor '\"'\), "
+                       rf"'whitespace' or None; got {got}"):
+        call()

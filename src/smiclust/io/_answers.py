@@ -9,7 +9,7 @@ import csv
 import numpy as np
 
 from ._atomic import atomic_write
-from ._common import ANSWERS, check_n_samples, show, text_ids
+from ._common import ANSWERS, check_delimiter_arg, check_n_samples, show, text_ids
 from ._links import names_a_row, resolve_references
 from ._text import check_width, text_rows
 
@@ -90,6 +90,7 @@ def read_answers(path, *, ids=None, n_samples, delimiter=","):
     >>> read_answers(path, ids=["a", "b", "c"], n_samples=3)
     [(0, 1, 'must'), (1, 2, 'cannot'), (0, 2, 'skip')]
     """
+    check_delimiter_arg(delimiter)
     check_n_samples(n_samples)
     ids = text_ids(ids, n_samples)
     rows = text_rows(path, delimiter)

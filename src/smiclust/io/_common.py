@@ -75,6 +75,21 @@ def check_header_arg(header):
         )
 
 
+def check_delimiter_arg(delimiter):
+    """The ``delimiter`` argument of the readers: None, one character (no line
+    break, no double quote) or ``"whitespace"``."""
+    if delimiter is None or delimiter == "whitespace":
+        return
+    expected = ("one character (not a line break nor '\"'), 'whitespace' or "
+                "None")
+    if not isinstance(delimiter, str):
+        raise TypeError(f"The 'delimiter' parameter must be a str: {expected}; "
+                        f"got {delimiter!r} ({type(delimiter).__name__}).")
+    if len(delimiter) != 1 or delimiter in '\r\n"':
+        raise ValueError(f"The 'delimiter' parameter must be {expected}; got "
+                         f"{delimiter!r}.")
+
+
 def names_text(names):
     """Column names for a message: the first few, quoted, and how many in all."""
     shown = ", ".join(repr(n) for n in names[:_MAX_SHOWN_NAMES])

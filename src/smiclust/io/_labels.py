@@ -6,6 +6,7 @@ import numpy as np
 
 from ._common import (
     NPY_SUFFIXES,
+    check_delimiter_arg,
     check_header_arg,
     check_n_samples,
     file_suffix,
@@ -92,6 +93,7 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None,
         a row labelled twice.
     """
     check_header_arg(header)
+    check_delimiter_arg(delimiter)
     check_n_samples(n_samples)
     ids = text_ids(ids, n_samples)
     codes, names = _codes(_label_keys(path, ids, n_samples, header, delimiter))

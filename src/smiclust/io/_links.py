@@ -8,6 +8,7 @@ from ..constraints import MAX_LINK_WEIGHT
 from ._common import (
     ANSWERS,
     NPY_SUFFIXES,
+    check_delimiter_arg,
     check_header_arg,
     check_n_samples,
     file_suffix,
@@ -134,6 +135,7 @@ def _read(path, ids, n_samples, header, delimiter, *, weighted):
     """``(links, weights or None)`` of a link file; ``weighted=False`` accepts
     two fields a line only."""
     check_header_arg(header)
+    check_delimiter_arg(delimiter)
     check_n_samples(n_samples)
     ids = text_ids(ids, n_samples)
     if file_suffix(path) in NPY_SUFFIXES:

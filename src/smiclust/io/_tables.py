@@ -8,6 +8,7 @@ import numpy as np
 from ._common import (
     NPY_SUFFIXES,
     PARQUET_SUFFIXES,
+    check_delimiter_arg,
     check_header_arg,
     file_suffix,
     first_repeat,
@@ -51,7 +52,9 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
         ``columns`` (or the default) selects.
     delimiter : str, default=None
         Field separator of a text file (one character, or ``"whitespace"`` for
-        runs of white space); ``None`` sniffs it.
+        runs of white space); ``None`` sniffs it. Separated by white space, a
+        cell loses one pair of surrounding double quotes (``"s0"`` as R's
+        ``write.table`` writes it is ``s0``).
 
     Returns
     -------
@@ -75,8 +78,11 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
         The file cannot be read.
     ImportError
         A Parquet file without pyarrow.
+    TypeError
+        A ``delimiter`` that is not a str.
     """
     check_header_arg(header)
+    check_delimiter_arg(delimiter)
     suffix = file_suffix(path)
     if suffix in NPY_SUFFIXES:
         return _read_npy_table(path, id_column=id_column, columns=columns,

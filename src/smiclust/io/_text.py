@@ -49,7 +49,10 @@ def text_rows(path, delimiter=None, *, keep_blank=False):
     """Rows of a delimited text file as ``[(line_number, [cells])]``.
 
     Cells are stripped of surrounding white space; blank lines are skipped,
-    or kept as ``[""]`` with ``keep_blank=True``.
+    or kept as ``[""]`` with ``keep_blank=True``. With
+    ``delimiter="whitespace"`` a cell loses one pair of surrounding double
+    quotes (R's ``write.table`` quotes text: ``"s0"`` is ``s0``); a quoted
+    cell cannot hold white space there.
     ``delimiter=None`` sniffs it (tab for ``.tsv``; otherwise comma, tab,
     semicolon or runs of white space, from the first non-blank line).
     """
@@ -59,7 +62,7 @@ def text_rows(path, delimiter=None, *, keep_blank=False):
     rows = []
     if delimiter == WHITESPACE:
         for number, line in enumerate(text.splitlines(), start=1):
-            cells = line.split()
+            cells = [_unquote(cell) for cell in line.split()]
             if cells or keep_blank:
                 rows.append((number, cells or [""]))
         return rows
@@ -81,6 +84,13 @@ def text_rows(path, delimiter=None, *, keep_blank=False):
             f"{path}: line {reader.line_num}: malformed CSV ({one_line(exc)})"
         ) from None
     return rows
+
+
+def _unquote(cell):
+    """``cell`` without one pair of surrounding double quotes."""
+    if len(cell) >= 2 and cell[0] == cell[-1] == '"':
+        return cell[1:-1]
+    return cell
 
 
 def check_width(path, rows, width, *, header_line=None, expected=None):
