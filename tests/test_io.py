@@ -956,3 +956,18 @@ def test_readers_check_the_delimiter_parameter(tmp_path, reader, delimiter, erro
                        r"one character \(not a line break nor '\"'\), "
                        rf"'whitespace' or None; got {got}"):
         call()
+
+
+@pytest.mark.parametrize("content, codes, names", [
+    # text labels are kept as written: three classes, named as in the file
+    ("01\n1\n10\n1\n", [0, 1, 2, 1], ["01", "1", "10"]),
+    ("02\n002\n2\n2.0\n", [0, 1, 2, 2], ["02", "002", "2"]),
+    ("1e3\n1000\n1000.00\n+1\n", [0, 1, 1, 2], ["1e3", "1000", "+1"]),
+    # an integer written as a float is that integer; -1.0 is unknown
+    ("1.0\n1\n-1.0\n0.5\n", [0, 0, -1, 1], ["1", "0.5"]),
+])
+def test_read_labels_compares_labels_as_written(tmp_path, content, codes, names):
+    path = write(tmp_path, "labels.csv", content)
+    got_codes, got_names = read_labels(path, n_samples=4, return_names=True)
+    assert_array_equal(got_codes, codes)
+    assert got_names == names

@@ -1,6 +1,6 @@
 """Partial labels from files: one label per row, or (row, label) pairs."""
 
-import math
+import re
 
 import numpy as np
 
@@ -24,17 +24,20 @@ UNKNOWN_LABELS = frozenset(
 )
 
 
+#: An integer written as a float: ``1.0``, ``-2.00`` (no leading zero, no
+#: exponent); group 1 is the integer.
+_FLOAT_OF_INT = re.compile(r"(-?(?:0|[1-9][0-9]*))\.0+")
+
+
 def _label_key(cell):
-    """Canonical text of a label, or None for unknown."""
+    """Canonical text of a label, or None for unknown: the text as written,
+    but an integer written as a float (``"1.0"``) is that integer (``"1"``)."""
     text = cell.strip()
     if text.lower() in UNKNOWN_LABELS:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    if math.isfinite(value) and value.is_integer():
-        text = str(int(value))
+    match = _FLOAT_OF_INT.fullmatch(text)
+    if match is not None:
+        text = str(int(match.group(1)))
         return None if text == "-1" else text
     return text
 
@@ -50,11 +53,12 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None,
     - two fields a line: a row reference (0-based index or id, as in
       :func:`read_links`) and its label, for the labelled rows only.
 
-    A label is any text; integers written as floats (``"1.0"``) equal their
-    integer. Empty cells, ``-1``, ``?``, ``unknown``, ``NA``, ``N/A``,
-    ``NaN``, ``null`` and ``None`` (any case; :data:`UNKNOWN_LABELS`) mean
-    unknown. A ``.npy`` file holds a 1-d integer array
-    of length ``n_samples`` with ``-1`` for unknown.
+    A label is any text, compared as written (``01``, ``1`` and ``1e0`` are
+    three labels), but for integers written as floats: ``"1.0"`` and
+    ``"1.00"`` equal ``1``. Empty cells, ``-1``, ``?``, ``unknown``, ``NA``,
+    ``N/A``, ``NaN``, ``null`` and ``None`` (any case;
+    :data:`UNKNOWN_LABELS`) mean unknown. A ``.npy`` file holds a 1-d
+    integer array of length ``n_samples`` with ``-1`` for unknown.
 
     Parameters
     ----------
