@@ -971,3 +971,24 @@ def test_read_labels_compares_labels_as_written(tmp_path, content, codes, names)
     got_codes, got_names = read_labels(path, n_samples=4, return_names=True)
     assert_array_equal(got_codes, codes)
     assert got_names == names
+
+
+def test_read_table_parquet_pandas_index_is_no_feature(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": [5.0, 6.0, 7.0, 8.0]})
+    kept = df.iloc[[3, 1, 2]]  # as df.sample() leaves it: an index, stored
+    path = str(tmp_path / "f.parquet")
+    kept.to_parquet(path)
+    X, ids, names = read_table(path)
+    assert_array_equal(X, [[4, 8], [2, 6], [3, 7]])
+    assert ids is None and names == ["x", "y"]
+    # a named index: no feature, but still a column to choose
+    named = str(tmp_path / "n.parquet")
+    kept.rename_axis("sample").to_parquet(named)
+    assert read_table(named)[2] == ["x", "y"]
+    X, ids, names = read_table(named, id_column="sample")
+    assert ids.tolist() == ["3", "1", "2"] and names == ["x", "y"]
+    X, _, names = read_table(named, columns=["sample", "y"])
+    assert_array_equal(X, [[3, 8], [1, 6], [2, 7]])
+    assert names == ["sample", "y"]

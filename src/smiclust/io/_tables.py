@@ -32,7 +32,10 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
     path : str or path-like
         ``.npy`` (a 2-d numeric array), ``.npz`` (a sparse matrix saved by
         :func:`scipy.sparse.save_npz`, e.g. TF-IDF rows; read as CSR and never
-        made dense), ``.parquet``/``.pq`` (numeric columns; needs pyarrow),
+        made dense), ``.parquet``/``.pq`` (numeric columns; needs pyarrow;
+        the pandas index a DataFrame stored, ``__index_level_0__`` or a named
+        index, is no feature unless ``columns`` names it; it may be the
+        ``id_column``),
         anything else is read as delimited text: comma, tab,
         semicolon or white space separated, sniffed from the first line (tab
         for ``.tsv``), UTF-8, blank lines skipped.
@@ -45,7 +48,8 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
         text where the next line has a number.
     columns : list of str or int, default=None
         Feature columns to use, in this order (names or 0-based positions);
-        by default every column but the id column.
+        by default every column but the id column (and a Parquet file's
+        pandas index).
     drop_columns : list of str or int, default=None
         Columns left out of the features (names or 0-based positions), e.g. a
         class column: each must be one of the feature columns that
@@ -241,8 +245,12 @@ def _resolve_column(path, spec, names, width, what):
     return index
 
 
-def _feature_positions(path, names, width, id_index, columns, drop_columns):
-    positions = _selected_positions(path, names, width, id_index, columns)
+def _feature_positions(path, names, width, id_index, columns, drop_columns,
+                       hidden=()):
+    """Positions of the feature columns; those in ``hidden`` (a stored index)
+    are features only when ``columns`` names them."""
+    positions = _selected_positions(path, names, width, id_index, columns,
+                                    hidden)
     if drop_columns is not None:
         if isinstance(drop_columns, (str, int)):
             drop_columns = [drop_columns]
@@ -264,9 +272,10 @@ def _feature_positions(path, names, width, id_index, columns, drop_columns):
     return positions
 
 
-def _selected_positions(path, names, width, id_index, columns):
+def _selected_positions(path, names, width, id_index, columns, hidden=()):
     if columns is None:
-        positions = [j for j in range(width) if j != id_index]
+        positions = [j for j in range(width)
+                     if j != id_index and j not in hidden]
     else:
         if isinstance(columns, (str, int)):
             columns = [columns]
@@ -411,7 +420,7 @@ def _read_parquet_table(path, *, id_column, columns, drop_columns):
     if id_column is not None:
         id_index = _resolve_column(path, id_column, names, width, "id column")
     positions = _feature_positions(path, names, width, id_index, columns,
-                                   drop_columns)
+                                   drop_columns, _pandas_index(table, names))
     X = np.empty((table.num_rows, len(positions)), dtype=np.float64)
     for k, j in enumerate(positions):
         col = table.column(j)
@@ -444,6 +453,19 @@ def _read_parquet_table(path, *, id_column, columns, drop_columns):
         ids = _check_ids(path, [_id_text(v) for v in values],
                          lambda i: f"row {i} (0-based)")
     return X, ids, [names[j] for j in positions]
+
+
+def _pandas_index(table, names):
+    """Positions of the columns that hold the pandas index of the table
+    (``__index_level_0__``, or a named index), from the pandas metadata
+    pyarrow stores; a range index is stored as no column."""
+    try:
+        metadata = table.schema.pandas_metadata or {}
+        index = metadata.get("index_columns", [])
+    except Exception:  # metadata pandas did not write: no index known
+        return set()
+    return {names.index(entry) for entry in index
+            if isinstance(entry, str) and entry in names}
 
 
 def _first_null(col):
