@@ -297,7 +297,14 @@ MALFORMED = {
                 "expected a 2-d array"),
     "corrupt parquet": ({"d.parquet": b"PAR1\x00\x01garbagePAR1"},
                         ["fit", "d.parquet", "-k", "2"], "not a readable Parquet"),
-    "link index out of range": ({"l.csv": "0,1\n2,500\n"},
+    "pandas header of a link file": ({"l.csv": "0,1\n5,9\n"},
+                                     [*FIT_IDX, "--must-link", "l.csv"],
+                                     "l.csv: line 1: '0','1' reads both as a header "
+                                     "and as a link between rows 0 and 1 (pandas "
+                                     "writes the header 0,1 for unnamed columns); "
+                                     "say which (command line: --links-header "
+                                     "yes|no; Python: header=True|False)"),
+    "link index out of range": ({"l.csv": "0,2\n2,500\n"},
                                 [*FIT_IDX, "--must-link", "l.csv"],
                                 "l.csv: line 2, column 2: row index 500 is out of "
                                 "range [0, 199] (the data has 200 rows)"),
@@ -330,7 +337,7 @@ MALFORMED = {
     "labels with unknown row": ({"lab.csv": "row,label\n0,a\n900,b\n"},
                                 [*FIT_IDX, "--labels", "lab.csv"],
                                 "row index 900 is out of range"),
-    "must and cannot on one pair": ({"l.csv": "0,1\n", "l2.csv": "1,0\n"},
+    "must and cannot on one pair": ({"l.csv": "2,1\n", "l2.csv": "1,2\n"},
                                     [*FIT_IDX, "--must-link", "l.csv", "--cannot-link",
                                      "l2.csv"],
                                     "both a must-link and a cannot-link"),
@@ -1282,7 +1289,7 @@ def test_sparse_npz_data_is_read_sparse_and_clustered_as_dense(tmp_path):
     X = np.clip(X - np.median(X), 0, None)  # half of the entries 0
     sp.save_npz(tmp_path / "rows.npz", sp.csr_matrix(X))
     np.save(tmp_path / "rows.npy", X)
-    (tmp_path / "must.csv").write_text("0,1\n")
+    (tmp_path / "must.csv").write_text("1,0\n")
     fit = ["fit", "-k", "2", *FIXED, "--must-link", "must.csv", "--quiet"]
     cases = [
         [*fit[:1], "rows.npz", *fit[1:], "-o", "sparse.csv", "--save", "m.joblib",
@@ -1357,7 +1364,7 @@ def test_contradictions_repair_on_the_command_line(tmp_path):
     # repaired (closed again) with --contradictions repair
     X, _ = make_moons(80, noise=0.05, random_state=0)
     np.save(tmp_path / "x.npy", X)
-    (tmp_path / "must.csv").write_text("0,1\n1,2\n")
+    (tmp_path / "must.csv").write_text("1,0\n1,2\n")
     (tmp_path / "cannot.csv").write_text("0,2\n")
     fit = ["fit", "x.npy", "-k", "2", *FIXED, "--must-link", "must.csv",
            "--cannot-link", "cannot.csv", "--quiet", "--json"]

@@ -263,7 +263,7 @@ IDS = np.array(["a", "b", "c", "d"], dtype=object)
 @pytest.mark.parametrize(
     "content, ids, expected",
     [
-        ("0,1\n3,2\n", None, [[0, 1], [3, 2]]),
+        ("1,0\n3,2\n", None, [[1, 0], [3, 2]]),
         ("i,j\n0,1\n", None, [[0, 1]]),
         ("a,b\nd,c\n", IDS, [[0, 1], [3, 2]]),
         ("first,second\na,b\n", IDS, [[0, 1]]),
@@ -307,16 +307,16 @@ def test_read_links_npy(tmp_path):
 @pytest.mark.parametrize(
     "content, ids, match",
     [
-        ("0,1\n2,9\n", None,
+        ("0,2\n2,9\n", None,
          r"line 2, column 2: row index 9 is out of range \[0, 3\] \(the data has 4"),
         ("0,-1\n", None, r"line 1, column 2: row index -1 is out of range"),
-        ("0,1\n0,x\n", None, r"line 2, column 2: expected a 0-based row index"),
+        ("0,2\n0,x\n", None, r"line 2, column 2: expected a 0-based row index"),
         ("0,1.5\n", None, r"expected a 0-based row index \(an integer\), got '1.5'"),
         ("0,1,2\n", None, r"line 1 has 3 field\(s\); expected 2"),
         ("0,1\n3\n", None, r"line 2 has 1 field\(s\); expected 2"),
         ("0,\n", None, r"line 1, column 2: .*an empty cell"),
         ("2,2\n", None, r"line 1: links row 2 to itself"),
-        ("0,1\n1,0\n", None, r"line 2: repeats the link of line 1"),
+        ("0,2\n2,0\n", None, r"line 2: repeats the link of line 1"),
         ("a,b\nb,z\n", IDS, r"line 2, column 2: 'z' is not an id of the data"),
         ("a,b\nc,1\n", IDS, r"'1' is not an id .*name rows by id, never by row"),
         # with ids, integers are never row indices
@@ -361,7 +361,7 @@ NAMED = np.array(["id1", "id2", "id3", "id4"], dtype=object)
 @pytest.mark.parametrize(
     "content, ids, links, weights",
     [
-        ("0,1\n3,2\n", None, [[0, 1], [3, 2]], None),
+        ("1,0\n3,2\n", None, [[1, 0], [3, 2]], None),
         ("0,1,0.5\n3,2,2\n", None, [[0, 1], [3, 2]], [0.5, 2.0]),
         ("i,j,weight\n0,1,0\n", None, [[0, 1]], [0.0]),
         ("i,j,w\nd,c,1e-3\n", IDS, [[3, 2]], [1e-3]),
@@ -992,3 +992,22 @@ def test_read_table_parquet_pandas_index_is_no_feature(tmp_path):
     X, _, names = read_table(named, columns=["sample", "y"])
     assert_array_equal(X, [[3, 8], [1, 6], [2, 7]])
     assert names == ["sample", "y"]
+
+
+@pytest.mark.parametrize("content, reader", [
+    ("0,1\n5,9\n", read_links),  # pd.DataFrame([[5, 9]]).to_csv(index=False)
+    ("0,1,2\n5,9,0.5\n", read_weighted_links),
+])
+def test_a_first_line_0_1_may_be_pandas_header_or_a_link(tmp_path, content,
+                                                        reader):
+    path = write(tmp_path, "m.csv", content)
+    with pytest.raises(ValueError, match=r"line 1: '0','1'(,'2')? reads both as a "
+                       r"header and as a link between rows 0 and 1 \(pandas "
+                       r"writes the header 0,1 for unnamed columns\); say which "
+                       r"\(command line: --links-header yes\|no; Python: "
+                       r"header=True\|False\)"):
+        reader(path, n_samples=10)
+    for header, expected in [(True, [[5, 9]]), (False, [[0, 1], [5, 9]])]:
+        links = reader(path, n_samples=10, header=header)
+        links = links[0] if isinstance(links, tuple) else links
+        assert links.tolist() == expected

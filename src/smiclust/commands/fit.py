@@ -32,7 +32,9 @@ link and label files:
   column, the cells are ids of DATA, compared as text ("1" is not the id
   "001"); an integer is never taken for a row index then. Without an id
   column, they are 0-based row indices. A first line of two ids that also read as column
-  names (id1,id2; from,to) is an error until --links-header says which.
+  names (id1,id2; from,to) is an error until --links-header says which; so is
+  a first line 0,1 (0,1,2 with weights), the header pandas writes for unnamed
+  columns or the link of rows 0 and 1.
   --answers FILE: the answers file 'smiclust ask' writes (i,j,answer a line,
   answer must, cannot or skip; rows as in the link files): must answers are
   must-links, cannot answers cannot-links, skipped pairs are no link. A

@@ -43,7 +43,9 @@ def read_links(path, *, ids=None, n_samples, header="infer", delimiter=None):
         case). A first line of two ids that also reads as column names (the
         same word with the suffixes 1/2 or a/b, as ``id1,id2``, or a pair
         such as ``from,to``, ``source,target``) is an error under
-        ``"infer"``: pass ``header=True`` or ``header=False``.
+        ``"infer"``: pass ``header=True`` or ``header=False``; so is a first
+        line ``0,1`` (``0,1,2`` with a weight column), the header pandas
+        writes for unnamed columns or a link between rows 0 and 1.
     delimiter : str, default=None
         Field separator; ``None`` sniffs it.
 
@@ -226,26 +228,39 @@ def _infer_links_header(path, line, cells, ids):
     A header when neither of its first two cells refers to a row. A line of two
     ids that also read as column names is ambiguous: an error asking which it
     is, unless a third cell that is not a number (no weight) settles it as a
-    header; so is a line of two ids and a third cell that is not a number.
+    header; so is a line of two ids and a third cell that is not a number, and
+    a line ``0,1`` (``0,1,2`` with a weight) that may link rows 0 and 1:
+    pandas' default column names.
     """
     pair = cells[:2]
     lookup = None if ids is None else set(ids)
     if not any(names_a_row(cell, ids, lookup) for cell in pair):
         return True
-    if lookup is None or not all(cell in lookup for cell in pair):
+    if lookup is not None and not all(cell in lookup for cell in pair):
+        return False
+    if cells == ["0", "1", "2"][:len(cells)]:
+        _ambiguous(path, line, cells, "between rows 0 and 1 (pandas writes the "
+                   "header 0,1 for unnamed columns)")
+    if lookup is None:
         return False
     no_weight = len(cells) == 3 and not is_number(cells[2])
     names = _looks_like_column_names(pair)
     if names and no_weight:
         return True
     if names or no_weight:
-        shown = ",".join(show(cell) for cell in cells)
-        raise ValueError(
-            f"{path}: line {line}: {shown} reads both as a header and as a link "
-            "between two ids of the data; say which (command line: "
-            "--links-header yes|no; Python: header=True|False)"
-        )
+        _ambiguous(path, line, cells, "between two ids of the data")
     return False
+
+
+def _ambiguous(path, line, cells, link):
+    """A first line that reads both as a header and as a link (``link`` says
+    which)."""
+    shown = ",".join(show(cell) for cell in cells)
+    raise ValueError(
+        f"{path}: line {line}: {shown} reads both as a header and as a link "
+        f"{link}; say which (command line: --links-header yes|no; Python: "
+        "header=True|False)"
+    )
 
 
 def _read_npy_links(path, n_samples, weighted):
