@@ -1011,3 +1011,24 @@ def test_a_first_line_0_1_may_be_pandas_header_or_a_link(tmp_path, content,
         links = reader(path, n_samples=10, header=header)
         links = links[0] if isinstance(links, tuple) else links
         assert links.tolist() == expected
+
+
+def test_read_labels_integer_over_float_labels_is_header_or_label(tmp_path):
+    # pd.Series([1., 0., 1.] + [nan] * 27).to_csv(path, index=False): the
+    # header "0", the labels as floats, unknowns as empty cells
+    content = '0\n1.0\n0.0\n1.0\n' + '""\n' * 27
+    path = write(tmp_path, "l.csv", content)
+    with pytest.raises(ValueError, match=r"line 1 '0' is either a header over "
+                       r"labels written as floats .* or the label of the first "
+                       r"row; say which \(command line: --labels-header yes\|no; "
+                       r"Python: header=True\|False\)"):
+        read_labels(path, n_samples=30)
+    assert_array_equal(read_labels(path, n_samples=30, header=True),
+                       [0, 1, 0] + [-1] * 27)
+    assert_array_equal(read_labels(path, n_samples=30, header=False)[:5],
+                       [0, 1, 0, 1, -1])
+    # the count leaves no room for a header, or the labels are integers
+    path = write(tmp_path, "l.csv", "0\n1.0\n0.0\n1.0\n")
+    assert_array_equal(read_labels(path, n_samples=4), [0, 1, 0, 1])
+    path = write(tmp_path, "l.csv", "0\n1\n0\n1\n\n")
+    assert_array_equal(read_labels(path, n_samples=4), [0, 1, 0, 1])

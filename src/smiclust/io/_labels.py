@@ -72,7 +72,9 @@ def read_labels(path, *, ids=None, n_samples, header="infer", delimiter=None,
         when it is text over numeric labels, or else when the file has
         ``n_samples + 1`` lines; a text first line that no other row has as
         its label, in a file of ``n_samples`` lines, is an error (a header
-        with a label missing, or a label? pass True or False). With two
+        with a label missing, or a label? pass True or False); so is an
+        integer over labels written as floats (``0`` over ``1.0``, as pandas
+        writes an unnamed Series) when the line count allows a header. With two
         fields, the first line is a header when its first cell does not refer
         to a row.
     delimiter : str, default=None
@@ -171,7 +173,9 @@ def _one_label_per_row(path, rows, n_samples, header):
     the expected number of lines. With ``header="infer"`` the first line is a
     header when it is text over numeric labels, or when the line count says
     so; a first line that the count makes a label, but that no other row has
-    as its label, may be a header with one label missing: an error.
+    as its label, may be a header with one label missing: an error. So is an
+    integer over labels written as floats (``0`` over ``1.0``, as pandas
+    writes an unnamed Series) when the count allows a header too.
     """
     last = max(k for k, (_, cells) in enumerate(rows) if cells != [""])
     shortest, longest = last + 1, len(rows)
@@ -183,25 +187,47 @@ def _one_label_per_row(path, rows, n_samples, header):
         raise ValueError(_count_message(path, shortest, longest, n_samples,
                                         candidates == [True]))
     has_header = fitting[0]
+    if len(fitting) == 2 and _integer_over_floats(rows):
+        raise ValueError(
+            f"{path}: line 1 {show(first)} is either a header over labels "
+            "written as floats (as pandas writes an unnamed Series: 0, then "
+            f"1.0, 0.0, ...) or the label of the first row; say which{_SAY_WHICH}"
+        )
     if candidates == [False, True] and fitting == [False]:
         others = {_label_key(cells[0]) for _, cells in rows[1:]}
         if _label_key(first) not in others:
             raise ValueError(
                 f"{path}: line 1 {show(first)} is either a header, leaving "
                 f"{n_samples - 1} labels for the {n_samples} data rows, or the "
-                "label of the first row (a label no other row has); say which "
-                "(command line: --labels-header yes|no; Python: header=True|False)"
+                f"label of the first row (a label no other row has); say "
+                f"which{_SAY_WHICH}"
             )
     rows = rows[:n_samples + has_header][int(has_header):]
     return [_label_key(cells[0]) for _, cells in rows]
+
+
+_SAY_WHICH = " (command line: --labels-header yes|no; Python: header=True|False)"
+#: An integer as written: ``0``, ``-3`` (not ``1.0``).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _integer_over_floats(rows):
+    """Whether the first line is an integer and every other label a number
+    written as a float (``1.0``): a header, or a label?"""
+    others = [cells[0] for _, cells in rows[1:] if cells != [""]]
+    return (_INTEGER.fullmatch(rows[0][1][0]) is not None and bool(others)
+            and all(is_number(cell) and _INTEGER.fullmatch(cell) is None
+                    for cell in others))
 
 
 def _header_candidates(rows, n_samples):
     """Whether the first line may be a header (True) or a label (False), the
     likelier first."""
     first = rows[0][1][0]
-    if first == "" or is_number(first) or first.casefold() in UNKNOWN_LABELS:
+    if first == "" or first.casefold() in UNKNOWN_LABELS:
         return [False]
+    if is_number(first):
+        return [False, True] if _integer_over_floats(rows) else [False]
     others = [cells[0] for _, cells in rows[1:] if cells != [""]]
     if others and all(is_number(cell) for cell in others):
         return [True]  # a name over numeric labels
