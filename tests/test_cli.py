@@ -1626,3 +1626,23 @@ def test_datasets_export_refuses_a_suffix_other_than_csv(tmp_path, monkeypatch,
     assert os.listdir(tmp_path) == []
     assert main(["datasets", "sonar", "--out", "S.CSV"]) == 0
     assert (tmp_path / "S.CSV").read_text().startswith("x0,x1,")
+
+
+def test_predict_reads_data_with_the_header_choice_of_fit(tmp_path, monkeypatch):
+    # pandas' header "0,1" over the features: --header yes at fit time; predict
+    # reads the new rows the same way unless told otherwise
+    monkeypatch.chdir(tmp_path)
+    X, _ = make_moons(40, noise=0.05, random_state=0)
+    text = "0,1\n" + "".join(f"{a:.6f},{b:.6f}\n" for a, b in X)
+    (tmp_path / "train.csv").write_text(text)
+    (tmp_path / "new.csv").write_text(text)
+    assert main(["fit", "train.csv", "-k", "2", *FIXED, "--header", "yes",
+                 "--save", "m.joblib", "--quiet", "-o", "fit.csv"]) == 0
+    assert main(["predict", "m.joblib", "new.csv", "--quiet", "-o", "p.csv"]) == 0
+    fitted = (tmp_path / "fit.csv").read_text().splitlines()
+    predicted = (tmp_path / "p.csv").read_text().splitlines()
+    assert len(predicted) == 41 and predicted == fitted
+    # an explicit --header still wins: the header line is then a row
+    assert main(["predict", "m.joblib", "new.csv", "--header", "no", "--quiet",
+                 "-o", "p2.csv"]) == 0
+    assert len((tmp_path / "p2.csv").read_text().splitlines()) == 42

@@ -40,18 +40,23 @@ def usage_error(message):
 # ---------------------------------------------------------------------------
 
 
-def add_table_arguments(group, *, id_default_help="none", links=True):
+def add_table_arguments(group, *, id_default_help="none", links=True,
+                        header_default_help=None):
+    """--id-column, --header and --delimiter; with ``header_default_help``,
+    --header defaults to None (the command chooses; the help says how)."""
     usable = ", usable in link and label files" if links else ""
+    header_default = header_default_help or "infer"
     group.add_argument(
         "--id-column", metavar="NAME|INDEX", default=None,
         help="column of row ids (header name or 0-based position): not a "
              f"feature, copied to the output{usable} "
              f"(default: {id_default_help})")
     group.add_argument(
-        "--header", choices=("infer", "yes", "no"), default="infer",
+        "--header", choices=("infer", "yes", "no"),
+        default="infer" if header_default_help is None else None,
         help="whether the first line of a text DATA file names the columns; "
-             "'infer' (default) takes it as a header when it holds text where "
-             "the next line has numbers")
+             "'infer' takes it as a header when it holds text where the next "
+             f"line has numbers (default: {header_default})")
     group.add_argument(
         "--delimiter", metavar="CHAR", default=None,
         help="field separator of text files (default: sniffed from the first "

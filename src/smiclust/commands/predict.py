@@ -12,9 +12,9 @@ one cluster per input row, in input order.
 
 DATA is read like the training data: the same feature columns (by header name
 when both files have a header, in any order, other columns ignored; otherwise
-by count), the same id column (--id-column '' for none) and --standardize
-transformation as at fit time. MODEL is a pickle (joblib):
-only load model files you trust.
+by count), the same id column (--id-column '' for none), --header,
+--delimiter and --standardize transformation as at fit time. MODEL is a
+pickle (joblib): only load model files you trust.
 """
 
 EPILOG = """\
@@ -43,7 +43,7 @@ def add_parser(subparsers):
     inp = p.add_argument_group("input")
     _common.add_table_arguments(
         inp, id_default_help="the one used at fit time; '' for none",
-        links=False)
+        links=False, header_default_help="the one used at fit time")
     _common.add_output_arguments(p, fit=False)
 
 
@@ -107,7 +107,8 @@ def run(args):
     _common.check_readable_file("DATA", args.data)
     bundle = _load_model(args.model)
     model = bundle["model"]
-    header = _common.header_arg(args.header)
+    header = (bundle.get("header", "infer") if args.header is None
+              else _common.header_arg(args.header))
     delimiter = _common.delimiter_arg(args.delimiter)
     if delimiter is None:
         delimiter = bundle.get("delimiter")
