@@ -297,6 +297,11 @@ MALFORMED = {
                 "expected a 2-d array"),
     "corrupt parquet": ({"d.parquet": b"PAR1\x00\x01garbagePAR1"},
                         ["fit", "d.parquet", "-k", "2"], "not a readable Parquet"),
+    "pandas header of a data file": ({"d.csv": "0,1\n0.5,1.5\n2.5,3.5\n"},
+                                     ["fit", "d.csv", "-k", "2"],
+                                     "d.csv: line 1: '0','1' could be column names "
+                                     "or a row of data; say which (command line: "
+                                     "--header yes or --header no;"),
     "pandas header of a link file": ({"l.csv": "0,1\n5,9\n"},
                                      [*FIT_IDX, "--must-link", "l.csv"],
                                      "l.csv: line 1: '0','1' reads both as a header "
@@ -1036,7 +1041,8 @@ def test_labels_and_link_files_together(work):
     c = labelled[y[labelled] == 1][0]
     free = np.flatnonzero(np.arange(200) % 10)[:2]  # two unlabelled rows
     (d / "lab_must.csv").write_text(f"{a},{b}\n{free[0]},{free[1]}\n")
-    (d / "lab_cannot.csv").write_text(f"{a},{free[0]}\n")
+    # (rows 1 and 0: a first line 0,1 would be pandas' header or a link)
+    (d / "lab_cannot.csv").write_text(f"{free[0]},{a}\n")
     proc = cli("fit", "moons.npy", "-k", "2", "--labels", "labels.csv",
                "--must-link", "lab_must.csv", "--cannot-link", "lab_cannot.csv",
                *FIXED, "--json", "--quiet", cwd=d)

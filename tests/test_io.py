@@ -1032,3 +1032,40 @@ def test_read_labels_integer_over_float_labels_is_header_or_label(tmp_path):
     assert_array_equal(read_labels(path, n_samples=4), [0, 1, 0, 1])
     path = write(tmp_path, "l.csv", "0\n1\n0\n1\n\n")
     assert_array_equal(read_labels(path, n_samples=4), [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("content, kwargs, line", [
+    # pd.DataFrame(X).to_csv(index=False): pandas' default column names
+    ("0,1\n0.5,1.5\n2.5,3.5\n", {}, "'0','1'"),
+    # wavelengths beside an id column given by position
+    ("id,400,450\na,0.1,0.2\nb,0.3,0.4\n", {"id_column": 0}, "'id','400','450'"),
+    ("id,400,450\na,0.1,0.2\nb,0.3,0.4\n", {"id_column": "0"}, "'id','400','450'"),
+    # a row of data with a typo: text over a number, beside a decimal
+    ("0.5,1.2o\n0.3,1.1\n0.2,0.9\n", {}, "'0.5','1.2o'"),
+])
+def test_read_table_asks_about_a_first_line_that_may_be_a_header(
+        tmp_path, content, kwargs, line):
+    path = write(tmp_path, "a.csv", content)
+    with pytest.raises(ValueError, match=rf"a.csv: line 1: {line} could be column "
+                       r"names or a row of data; say which \(command line: "
+                       r"--header yes or --header no; Python: header=True or "
+                       r"header=False\)"):
+        read_table(path, **kwargs)
+    if "1.2o" not in content:
+        X, _, names = read_table(path, header=True, **kwargs)
+        assert X.shape == (2, 2) and names[-2:] == line.replace("'", "").split(
+            ",")[-2:]
+        assert read_table(path, header=False, **kwargs)[0].shape == (3, 2)
+
+
+@pytest.mark.parametrize("content, header", [
+    ("x,1,2\n0.5,0.1,0.2\n", True),       # text over numbers, integers beside
+    ("0,1\n5,9\n", False),                # integers below: data
+    ("2,1\n0.5,1.5\n", False),            # not increasing: data
+    ("1.0,2.0\n0.5,1.5\n", False),        # not written as integers: data
+    ("x,y\n0.5,1.5\n", True),             # all text
+])
+def test_read_table_first_lines_that_are_clear(tmp_path, content, header):
+    path = write(tmp_path, "a.csv", content)
+    _, _, names = read_table(path)
+    assert (names is not None) == header

@@ -56,7 +56,8 @@ def add_table_arguments(group, *, id_default_help="none", links=True,
         default="infer" if header_default_help is None else None,
         help="whether the first line of a text DATA file names the columns; "
              "'infer' takes it as a header when it holds text where the next "
-             f"line has numbers (default: {header_default})")
+             "line has numbers, and asks when unsure (column names 0,1 or "
+             f"400,450 over decimals) (default: {header_default})")
     group.add_argument(
         "--delimiter", metavar="CHAR", default=None,
         help="field separator of text files (default: sniffed from the first "

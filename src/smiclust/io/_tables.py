@@ -44,8 +44,15 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
         be non-empty and unique; they are returned as strings.
     header : {"infer", True, False}, default="infer"
         Whether the first line of a text file names the columns. ``"infer"``
-        takes it as a header when all its cells are text, or when a cell is
-        text where the next line has a number.
+        (the id column aside) takes it as a header when all its cells are
+        text, or when a cell is text where the next line has a number and
+        every number of the first line is an integer (``x,1,2``); as data
+        when all its cells are numbers. A first line that may be either is a
+        ValueError asking which (pass True or False): text over a number
+        beside a number that is no integer (``0.5,1.2o``, data with a typo),
+        or integers increasing from left to right over a later number that is
+        no integer (pandas' default column names ``0,1``, wavelengths
+        ``400,450``, years).
     columns : list of str or int, default=None
         Feature columns to use, in this order (names or 0-based positions);
         by default every column but the id column (and a Parquet file's
@@ -75,6 +82,7 @@ def read_table(path, *, id_column=None, header="infer", columns=None,
     ------
     ValueError
         Malformed content: not UTF-8, bad quoting, rows of different lengths,
+        a first line that may be a header or data (``header="infer"``),
         a header that does not match the rows, empty, non-numeric or
         non-finite cells, unknown column names, empty or duplicate ids,
         duplicate or missing column names, no data rows.
@@ -122,7 +130,7 @@ def _read_text_table(path, *, id_column, header, columns, drop_columns,
         positional = skip is not None and 0 <= skip < len(rows[0][1])
         named_id = (isinstance(id_column, str) and not positional
                     and id_column in rows[0][1])
-        has_header = named_id or infer_header(rows, skip)
+        has_header = named_id or infer_header(path, rows, skip)
     width = len(rows[0][1])
     check_width(path, rows, width, header_line=rows[0][0] if has_header else None)
     names = None

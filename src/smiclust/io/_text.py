@@ -6,8 +6,10 @@ Every function takes the file's ``path`` for its messages; line numbers are
 
 import csv
 import io as _io
+import math
+import re
 
-from ._common import TSV_SUFFIXES, file_suffix, is_number, one_line
+from ._common import TSV_SUFFIXES, file_suffix, is_number, one_line, show
 
 #: ``delimiter`` value meaning "runs of white space".
 WHITESPACE = "whitespace"
@@ -112,25 +114,77 @@ def check_width(path, rows, width, *, header_line=None, expected=None):
 MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "null", "none", "?", "missing"})
 
 
-def infer_header(rows, skip=None):
-    """A first row is a header when it names columns.
+def infer_header(path, rows, skip=None):
+    """Whether the first row names columns (True), is data (False), or may be
+    either: a ValueError asking which.
 
-    That is, when every cell of it is non-empty text, or when some cell is text
-    where the second row has a number. A missing-value marker
-    (:data:`MISSING_MARKERS`: ``NA``, ``?``, ...) is no name, and the column
-    ``skip`` (the id column, whose cells are text anyway) is not looked at.
+    The column ``skip`` (the id column, whose cells are text anyway) is not
+    looked at; a cell is *named* when it is text that is no missing-value
+    marker (:data:`MISSING_MARKERS`: ``NA``, ``?``, ...). The first row is
+
+    - a header when every cell is named;
+    - with some cells named and some numbers, a header when a named cell sits
+      over a number of the second row and every number of the first row is
+      an integer (``x,1,2``); when one of them is not (``0.5,1.2o``, a row of
+      data with a typo) it may be either;
+    - with every cell a number, data; but integers increasing strictly from
+      left to right over a non-integer number of a later row in one of those
+      columns (pandas' default names ``0,1,2``, wavelengths ``400,450``,
+      years) may be either;
+    - otherwise data.
     """
-    def named(cell):
-        return (cell != "" and not is_number(cell)
-                and cell.lower() not in MISSING_MARKERS)
-
-    def kept(cells):
-        return [c for j, c in enumerate(cells) if j != skip]
-
-    first = kept(rows[0][1])
-    if first and all(named(cell) for cell in first):
+    first = _kept(rows[0][1], skip)
+    if first and all(_named(cell) for cell in first):
         return True
+    if first and all(is_number(cell) for cell in first):
+        if _increasing_integers(first) and _non_integer_below(rows, skip):
+            _ambiguous_header(path, rows[0])
+        return False
     if len(rows) < 2:
         return False
-    second = kept(rows[1][1])
-    return any(named(a) and is_number(b) for a, b in zip(first, second))
+    second = _kept(rows[1][1], skip)
+    if not any(_named(a) and is_number(b) for a, b in zip(first, second)):
+        return False
+    if all(_INTEGER.fullmatch(cell) for cell in first if is_number(cell)):
+        return True
+    _ambiguous_header(path, rows[0])
+
+
+#: An integer as written: ``400``, ``-3`` (not ``1.0``).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _named(cell):
+    """Whether a cell reads as a column name: text, no missing-value marker."""
+    return (cell != "" and not is_number(cell)
+            and cell.lower() not in MISSING_MARKERS)
+
+
+def _kept(cells, skip):
+    return [c for j, c in enumerate(cells) if j != skip]
+
+
+def _increasing_integers(cells):
+    """Whether the cells write integers increasing strictly from left to right."""
+    if not all(_INTEGER.fullmatch(cell) for cell in cells):
+        return False
+    values = [int(cell) for cell in cells]
+    return all(a < b for a, b in zip(values, values[1:]))
+
+
+def _non_integer_below(rows, skip):
+    """Whether a row after the first has a finite number written as no integer
+    (``0.5``, ``1.0``) in a column other than ``skip``."""
+    return any(_INTEGER.fullmatch(cell) is None and is_number(cell)
+               and math.isfinite(float(cell))
+               for _, cells in rows[1:] for cell in _kept(cells, skip))
+
+
+def _ambiguous_header(path, row):
+    line, cells = row
+    shown = ",".join(show(cell) for cell in cells)
+    raise ValueError(
+        f"{path}: line {line}: {shown} could be column names or a row of data; "
+        "say which (command line: --header yes or --header no; Python: "
+        "header=True or header=False)"
+    )
