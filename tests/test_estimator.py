@@ -1255,3 +1255,24 @@ def test_predict_and_predict_proba_follow_the_paper_s_rule_by_loops(kernel):
     assert_array_equal(labels[:-1], np.argmax(R / normalizer, axis=1)[:-1])
     # the normaliser decides some samples here (not a bare argmax of R)
     assert (np.argmax(R[:-1], axis=1) != labels[:-1]).any()
+
+
+def test_graph_components_count_cannot_links_only_where_eta_couples_them():
+    # six tight blobs; cannot-links chain them into two groups of three, but
+    # with eta = 0 they add nothing to U: six components, and the warning
+    from sklearn.datasets import make_blobs
+
+    centers = [[0, 0], [20, 0], [0, 20], [20, 20], [40, 40], [60, 0]]
+    X, y = make_blobs(80, centers=centers, cluster_std=0.5, random_state=0)
+    first = [int(np.flatnonzero(y == b)[0]) for b in range(6)]
+    cannot = np.sort([(first[0], first[2]), (first[2], first[4]),
+                      (first[1], first[3]), (first[3], first[5])], axis=1)
+    with pytest.warns(UserWarning, match="has 6 connected components"):
+        model = SMIClustering(2, n_neighbors=3, gamma=0.0, eta=0.0,
+                              random_state=0).fit(X, cannot_link=cannot)
+    assert model.eta_ == 0 and model.n_graph_components_ == 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # two components: no warning
+        coupled = SMIClustering(2, n_neighbors=3, gamma=0.0, eta=1.0,
+                                random_state=0).fit(X, cannot_link=cannot)
+    assert coupled.eta_ == 1 and coupled.n_graph_components_ == 2

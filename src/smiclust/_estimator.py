@@ -720,9 +720,12 @@ class SMIClustering(BaseLinkClustering):
         Number of vectors the final eigen-solve multiplied by :math:`U` (its
         cost in operator applications; ``max_iter`` bounds it).
     n_graph_components_ : int
-        Connected components of the kNN graph joined by the links. When there
-        are more than ``n_clusters`` and ``n_neighbors`` was fixed by the user,
-        a ``UserWarning`` says so (a larger ``n_neighbors`` joins them).
+        Connected components of the kNN graph joined by the links that couple
+        the samples in :math:`U`: the must-links, and the cannot-links when
+        ``eta_ > 0`` (with ``eta_ == 0`` they only cut kernel entries). When
+        there are more than ``n_clusters`` and ``n_neighbors`` was fixed by
+        the user, a ``UserWarning`` says so (a larger ``n_neighbors`` joins
+        them).
     neighbor_algorithm_ : {"exact", "approximate"}
         The neighbour search that ran (``"auto"`` resolved: approximate from
         50,000 samples when pynndescent is installed, with a warning when it
@@ -1618,7 +1621,7 @@ default=None
         c = inputs.n_clusters
         self.affinity_matrix_ = solution.affinity
         self.n_graph_components_ = _graph_components(
-            solution.graph, inputs, params[0], warn=not t_chosen
+            solution.graph, inputs, params[0], params[2], warn=not t_chosen
         )
         _warn_if_rank_deficient(solution.eigenvalues, c)
         self.labels_ = solution.labels
@@ -2264,10 +2267,11 @@ def _warn_if_rank_deficient(eigenvalues, c):
         )
 
 
-def _graph_components(graph, inputs, n_neighbors, *, warn):
-    """Number of connected components of the graph of ``K'`` and the links;
-    with ``warn``, a warning when there are more than clusters."""
-    n_components = graph_components(graph, inputs)
+def _graph_components(graph, inputs, n_neighbors, eta, *, warn):
+    """Number of connected components of the graph of ``K'`` and the links
+    that couple the samples in ``U`` (the cannot-links only with ``eta >
+    0``); with ``warn``, a warning when there are more than clusters."""
+    n_components = graph_components(graph, inputs, cannot_links=eta > 0)
     if warn:
         warn_graph_components(n_components, inputs, n_neighbors)
     return n_components

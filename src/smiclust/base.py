@@ -269,15 +269,15 @@ def _weights_of_rows(weights, rows):
     return weights if len(rows) == len(weights) else weights[rows]
 
 
-def graph_components(graph, inputs):
+def graph_components(graph, inputs, *, cannot_links=True):
     """Number of connected components of a sparse graph of the samples
-    (a kernel) joined by the links of ``inputs``."""
+    (a kernel) joined by the must-links of ``inputs`` and, with
+    ``cannot_links``, by its cannot-links (which couple the samples of
+    3SMIC's operator only through ``eta > 0``)."""
     n = graph.shape[0]
-    pattern = (
-        graph
-        + link_matrix(inputs.must_link, n, inputs.must_weight)
-        + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
-    )
+    pattern = graph + link_matrix(inputs.must_link, n, inputs.must_weight)
+    if cannot_links:
+        pattern = pattern + link_matrix(inputs.cannot_link, n, inputs.cannot_weight)
     n_components, _ = connected_components(sp.csr_matrix(pattern), directed=False)
     return int(n_components)
 
