@@ -1008,3 +1008,18 @@ def test_refits_search_each_graph_once_and_label_as_fresh_searches(
              for h in kept.history_]
             == [{k: v for k, v in h.items() if not k.endswith("_seconds")}
                 for h in fresh.history_])
+
+
+def test_select_pairs_never_proposes_a_pair_answered_dont_know():
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    model = SMIClustering(3, n_neighbors=5, random_state=0).fit(X)
+    (first,) = select_pairs(model, X, 1, random_state=0)
+    (second,) = select_pairs(model, X, 1, unknown_pairs=[first], random_state=0)
+    assert tuple(second) != tuple(first)
+    # in a batch too, given in either order
+    batch = select_pairs(model, X, 20, unknown_pairs=[first[::-1]], random_state=0)
+    assert tuple(first) not in {tuple(p) for p in batch}
+    with pytest.raises(ValueError, match="'unknown_pairs' parameter of select_pairs"):
+        select_pairs(model, X, 1, must_link=[first], unknown_pairs=[first])

@@ -545,7 +545,8 @@ def _select(proba, scales, closure, n_pairs, rng, coverage, skip=frozenset()):
 
 
 def select_pairs(
-    estimator, X, n_pairs, *, must_link=None, cannot_link=None, random_state=None
+    estimator, X, n_pairs, *, must_link=None, cannot_link=None, unknown_pairs=None,
+    random_state=None,
 ):
     r"""The pairs worth asking next ("same cluster or not?") for a fitted model.
 
@@ -556,8 +557,9 @@ def select_pairs(
     comes first. The strategy and its measurements are in
     :mod:`smiclust.active`.
 
-    Never returns a pair the links already answer: a pair in ``must_link`` or
-    ``cannot_link``, in one must-link group (transitive closure), between two
+    Never returns a pair the links already answer, nor one in
+    ``unknown_pairs``: a pair in ``must_link`` or ``cannot_link``, in one
+    must-link group (transitive closure), between two
     cannot-linked groups, or decided by the number of clusters (a sample that
     differs from ``c - 1`` of some ``c`` mutually different groups belongs to
     the last; with ``c = 2`` the cannot-link graph is 2-coloured; with
@@ -581,6 +583,11 @@ def select_pairs(
         Number of pairs wanted, ``>= 1``.
     must_link, cannot_link : array-like of shape (n_links, 2), default=None
         The answers so far (pairs of sample indices).
+    unknown_pairs : array-like of shape (n_unknown, 2), default=None
+        Pairs answered "don't know" so far: never proposed again, and their
+        samples count as placed and start no neighbourhood, as in
+        :class:`ActiveSMIClustering`'s loop (a pair here must be neither a
+        must-link nor a cannot-link).
     random_state : int, RandomState instance or None, default=None
         Breaks ties between equally scored samples.
 
@@ -631,10 +638,12 @@ def select_pairs(
         },
         owner,
     )
-    must, cannot = check_constraints(must_link, cannot_link, n, owner=owner)
-    closure = link_closure(must, cannot, n, c)
+    must, cannot, unknown = _given_answers(must_link, cannot_link, unknown_pairs,
+                                           n, owner)
+    closure = link_closure(_pairs(must), _pairs(cannot), n, c)
     rng = check_random_state(random_state)
-    return _select(proba, scales, closure, int(n_pairs), rng, _Coverage(X))
+    return _select(proba, scales, closure, int(n_pairs), rng, _Coverage(X),
+                   set(unknown))
 
 
 def _check_training_samples(X, estimator, owner):
@@ -720,8 +729,11 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     Fits :class:`~smiclust.SMIClustering` without links, then repeats: ask
     ``batch_size`` questions ``oracle(i, j)``, one at a time (each chosen as
     :func:`select_pairs` chooses, with the answers so far), then refit with
-    every answer, until ``budget`` questions are asked or every pair is
-    decided. Must-links that the answers imply through the number of clusters
+    every answer, until ``budget`` questions are asked or no pair is left
+    to ask: every pair is decided but, maybe, pairs of a sample in a pair
+    answered "don't know" (such a sample is placed by the fit, not asked
+    about again; with every answer "don't know", a few questions can end
+    the session). Must-links that the answers imply through the number of clusters
     (a sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the
     last) enter the fit without a question. Answers known before (a resumed
     session: ``must_link``, ``cannot_link`` and ``unknown_pairs`` of
