@@ -800,3 +800,17 @@ def test_budget_zero_without_a_file_says_none_was_written(tmp_path):
     assert "0 answers (" in stdout.getvalue() and "links.csv not written)" in (
         stdout.getvalue())
     assert not (tmp_path / "links.csv").exists()
+
+
+def test_a_closed_standard_input_is_the_end_of_input(work):
+    # `smiclust ask ... <&-`: Python's sys.stdin is None
+    d = work["dir"]
+    links = d / "closed-stdin-links.csv"
+    proc = subprocess.run(
+        [sys.executable, "-m", "smiclust", "ask", "parkinson.csv", "-k", "2",
+         "--id-column", "id", "--budget", "2", "--links", links.name, *FIXED],
+        cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=_env(), preexec_fn=lambda: os.close(0), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert summary_of(proc.stderr)["stopped"] == "end of input"
+    assert "Traceback" not in proc.stderr and "unexpected" not in proc.stderr

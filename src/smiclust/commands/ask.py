@@ -460,7 +460,9 @@ class Session:
         if self.fit_start is None:  # neither q nor the budget: nothing left
             skipped = self.counts()["skip"]
             self.say("No pair is left to ask: the answers decide every pair"
-                     + (" but the skipped ones." if skipped else "."))
+                     + (" but, maybe, pairs of the samples answered \"don't "
+                        "know\" (they are not asked about again)."
+                        if skipped else "."))
             self.stopped = "no pairs left"
             self.wrap_up()
             self.fit_start = self.answered  # the final fit followed that answer
@@ -527,7 +529,8 @@ class Session:
         while True:
             self.stdout.write(PROMPT)
             self.stdout.flush()
-            line = self.stdin.readline()
+            # no standard input at all (closed: sys.stdin is None) is its end
+            line = "" if self.stdin is None else self.stdin.readline()
             if line and not _is_tty(self.stdin):
                 self.stdout.write(line if line.endswith("\n") else line + "\n")
             if not line:
