@@ -5,9 +5,10 @@ them is no wider than the gaps inside them. Without side information, the
 default (SMIC, n_neighbors auto-tuned by LSMI, its scores then spread over the
 kernel graph) cuts across both moons: the right end of the upper moon goes
 with the lower moon, the left tip of the lower moon with the upper one (ARI
-about 0.32; the paper's SMIC, ``links="paper"``, about 0.22). Six random links typed by the true moons -- two
-must-links ("these two belong together") and four cannot-links ("these two do
-not") -- are enough for the default to follow the moons (ARI about 0.97). The
+about 0.32; the paper's SMIC, ``links="paper"``, about 0.22). Six random
+links typed by the true moons -- two must-links ("these two belong together")
+and four cannot-links ("these two do not") -- are enough for the default to
+follow the moons (ARI about 0.97). The
 search chose gamma = eta = 0 here: the kernel modification K' alone
 (must-linked entries set to 1, cannot-linked ones to 0) carried the links.
 
