@@ -8,9 +8,9 @@ with the lower moon, the left tip of the lower moon with the upper one (ARI
 about 0.32; the paper's SMIC, ``links="paper"``, about 0.22). Six random
 links typed by the true moons -- two must-links ("these two belong together")
 and four cannot-links ("these two do not") -- are enough for the default to
-follow the moons (ARI about 0.97). The
-search chose gamma = eta = 0 here: the kernel modification K' alone
-(must-linked entries set to 1, cannot-linked ones to 0) carried the links.
+follow the moons (ARI about 0.97). The search chose gamma = eta = 0 here:
+the kernel modification K' alone (must-linked entries set to 1,
+cannot-linked ones to 0) carried the links.
 
 The links are drawn as in the paper: random pairs of samples, typed by the true
 labels (:func:`smiclust.sample_links`). Other draws of six links usually flip
