@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn.datasets import make_blobs
 
@@ -162,7 +163,10 @@ def test_unknown_algorithm_is_rejected():
         nearest_neighbors(X, 2, algorithm="fast")
 
 
-def test_approximate_neighbors_close_to_exact():
+def test_approximate_neighbors_close_to_exact_dense_and_sparse():
+    # one test for both inputs: pynndescent compiles its numba functions on
+    # first use, the longest step here on a new .venv, and the sparse search
+    # then reuses what the dense one compiled and cached
     pytest.importorskip("pynndescent")
     X = np.random.RandomState(8).normal(size=(300, 5))
     exact = nearest_neighbors(X, 5, algorithm="exact")
@@ -173,6 +177,19 @@ def test_approximate_neighbors_close_to_exact():
         [len(set(a) & set(b)) / 5 for a, b in zip(approx.indices, exact.indices)]
     )
     assert recall > 0.95
+    # sparse rows: pynndescent's own sparse code path
+    X, _ = make_blobs(n_samples=400, centers=3, n_features=20, cluster_std=3.0,
+                      random_state=3)
+    X[np.abs(X) < 3.0] = 0.0  # about half the entries
+    exact = nearest_neighbors(sp.csr_matrix(X), 5, algorithm="exact")
+    approx = nearest_neighbors(sp.csr_matrix(X), 5, algorithm="approximate",
+                               random_state=0)
+    found = np.mean([np.isin(a, e).mean()
+                     for a, e in zip(approx.indices, exact.indices)])
+    assert found >= 0.95
+    # the distances it reports are those of the samples it names
+    true = np.linalg.norm(X[approx.indices] - X[:, None, :], axis=2)
+    np.testing.assert_allclose(approx.distances, true, rtol=1e-5)
 
 
 def _distinct_row_neighbors_by_loop(X, k):

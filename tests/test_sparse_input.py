@@ -191,15 +191,7 @@ def test_active_clustering_and_select_pairs_on_sparse_x_equal_dense():
                        select_pairs(model, X, 8, random_state=0))
 
 
-def test_approximate_neighbours_of_sparse_x_find_the_exact_ones():
-    # pynndescent is in the test extra; the sparse path is its own code there
-    X, _ = _sparse_problem(3, n=400)
-    S = sp.csr_matrix(X)
-    exact = nearest_neighbors(S, 5, algorithm="exact")
-    approx = nearest_neighbors(S, 5, algorithm="approximate", random_state=0)
-    found = np.mean([np.isin(a, e).mean()
-                     for a, e in zip(approx.indices, exact.indices)])
-    assert found >= 0.95
-    # the distances it reports are those of the samples it names
-    true = np.linalg.norm(X[approx.indices] - X[:, None, :], axis=2)
-    assert_allclose(approx.distances, true, rtol=1e-5)
+# The approximate search of sparse rows (pynndescent's sparse code) is checked
+# beside the dense one, in test_neighbors.py's
+# test_approximate_neighbors_close_to_exact_dense_and_sparse, so that
+# pynndescent compiles its functions once.
