@@ -13,6 +13,7 @@ PARQUET_SUFFIXES = {".parquet", ".pq"}
 NPY_SUFFIXES = {".npy"}
 TSV_SUFFIXES = {".tsv", ".tab"}
 _INT_RE = re.compile(r"[+-]?\d+(?:\.0*)?")
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _MAX_SHOWN_NAMES = 12
 #: The answers an answers file holds: a must-link, a cannot-link, or a pair
 #: skipped (not sure; not asked again, not a link).
@@ -46,6 +47,12 @@ def is_number(cell):
     except ValueError:
         return False
     return True
+
+
+def is_integer_text(cell):
+    """Whether a cell writes an integer as an integer: ``400``, ``-3`` (not
+    ``1.0``, which pandas writes for a float column)."""
+    return _INTEGER_TEXT.fullmatch(cell) is not None
 
 
 def parse_int(cell):

@@ -10,6 +10,7 @@ from ._common import (
     check_header_arg,
     check_n_samples,
     file_suffix,
+    is_integer_text,
     is_number,
     load_npy,
     show,
@@ -207,16 +208,14 @@ def _one_label_per_row(path, rows, n_samples, header):
 
 
 _SAY_WHICH = " (command line: --labels-header yes|no; Python: header=True|False)"
-#: An integer as written: ``0``, ``-3`` (not ``1.0``).
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _integer_over_floats(rows):
     """Whether the first line is an integer and every other label a number
     written as a float (``1.0``): a header, or a label?"""
     others = [cells[0] for _, cells in rows[1:] if cells != [""]]
-    return (_INTEGER.fullmatch(rows[0][1][0]) is not None and bool(others)
-            and all(is_number(cell) and _INTEGER.fullmatch(cell) is None
+    return (is_integer_text(rows[0][1][0]) and bool(others)
+            and all(is_number(cell) and not is_integer_text(cell)
                     for cell in others))
 
 

@@ -7,9 +7,15 @@ Every function takes the file's ``path`` for its messages; line numbers are
 import csv
 import io as _io
 import math
-import re
 
-from ._common import TSV_SUFFIXES, file_suffix, is_number, one_line, show
+from ._common import (
+    TSV_SUFFIXES,
+    file_suffix,
+    is_integer_text,
+    is_number,
+    one_line,
+    show,
+)
 
 #: ``delimiter`` value meaning "runs of white space".
 WHITESPACE = "whitespace"
@@ -145,13 +151,9 @@ def infer_header(path, rows, skip=None):
     second = _kept(rows[1][1], skip)
     if not any(_named(a) and is_number(b) for a, b in zip(first, second)):
         return False
-    if all(_INTEGER.fullmatch(cell) for cell in first if is_number(cell)):
+    if all(is_integer_text(cell) for cell in first if is_number(cell)):
         return True
     _ambiguous_header(path, rows[0])
-
-
-#: An integer as written: ``400``, ``-3`` (not ``1.0``).
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _named(cell):
@@ -166,7 +168,7 @@ def _kept(cells, skip):
 
 def _increasing_integers(cells):
     """Whether the cells write integers increasing strictly from left to right."""
-    if not all(_INTEGER.fullmatch(cell) for cell in cells):
+    if not all(is_integer_text(cell) for cell in cells):
         return False
     values = [int(cell) for cell in cells]
     return all(a < b for a, b in zip(values, values[1:]))
@@ -175,7 +177,7 @@ def _increasing_integers(cells):
 def _non_integer_below(rows, skip):
     """Whether a row after the first has a finite number written as no integer
     (``0.5``, ``1.0``) in a column other than ``skip``."""
-    return any(_INTEGER.fullmatch(cell) is None and is_number(cell)
+    return any(not is_integer_text(cell) and is_number(cell)
                and math.isfinite(float(cell))
                for _, cells in rows[1:] for cell in _kept(cells, skip))
 
