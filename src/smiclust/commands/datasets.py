@@ -71,9 +71,9 @@ def run(args):
 
 def _check_csv_suffix(path):
     """--out names a CSV file (or stdout, '-'): the one format written."""
-    import os
+    from ..io._common import file_suffix
 
-    suffix = os.path.splitext(path)[1].lower()
+    suffix = file_suffix(path)
     if path != "-" and suffix != ".csv":
         raise _common.usage_error(
             f"--out {path!r}: expected a file name ending in .csv (data sets are "

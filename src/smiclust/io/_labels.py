@@ -188,7 +188,9 @@ def _one_label_per_row(path, rows, n_samples, header):
         raise ValueError(_count_message(path, shortest, longest, n_samples,
                                         candidates == [True]))
     has_header = fitting[0]
-    if len(fitting) == 2 and _integer_over_floats(rows):
+    # a number may be a header only over labels written as floats
+    # (_header_candidates), and the count allows both
+    if len(fitting) == 2 and is_number(first):
         raise ValueError(
             f"{path}: line 1 {show(first)} is either a header over labels "
             "written as floats (as pandas writes an unnamed Series: 0, then "
