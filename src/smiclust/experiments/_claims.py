@@ -99,8 +99,7 @@ class _View:
             if row.link_fraction > 0:
                 runs = self.not_ok.setdefault(row.dataset, {})
                 runs[row.method, t] = (runs.get((row.method, t), 0)
-                                       + getattr(row, "n_failed", 0)
-                                       + getattr(row, "n_skipped", 0))
+                                       + row.n_failed + row.n_skipped)
             if row.n_ok == 0:
                 continue
             self.curves.setdefault(row.dataset, {}).setdefault(
@@ -403,6 +402,14 @@ _CHECKS = {
 
 def evaluate_claims(summary, thresholds=None):
     """Verdict and evidence of every claim, per variant of the UCI features.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        Output of :func:`~smiclust.experiments.summarize` (its ``n_failed``
+        and ``n_skipped`` are named beside the means they leave out).
+    thresholds : dict, default=None
+        Entries replacing those of :data:`THRESHOLDS`.
 
     Returns
     -------

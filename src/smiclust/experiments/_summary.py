@@ -147,9 +147,8 @@ def comparison_table(summary):
     """
     rows = []
     with_links = summary[summary["link_fraction"] > 0]
-    not_ok = sum(with_links[c] for c in ("n_failed", "n_skipped")
-                 if c in with_links)
-    runs = (with_links.assign(not_ok=not_ok)
+    runs = (with_links.assign(not_ok=with_links["n_failed"]
+                              + with_links["n_skipped"])
             .assign(runs=lambda f: f["n_ok"] + f["not_ok"])
             .groupby(["dataset", "preprocessing", "method", "curve"],
                      sort=False)[["not_ok", "runs"]].sum())
