@@ -16,6 +16,7 @@ only through scikit-learn, which imports it when it is installed) and changes
 no global state.
 """
 
+import functools as _functools
 import importlib as _importlib
 
 __version__ = "0.1.0"
@@ -41,13 +42,15 @@ _EXPORTS = {
 __all__ = [*_EXPORTS, "__version__"]
 
 
+@_functools.cache
 def _public_submodules():
     """Names of the package's modules and subpackages without a leading
-    underscore (``constraints``, ``datasets``, ``io``, ...)."""
+    underscore (``constraints``, ``datasets``, ``io``, ...), read from the
+    package's folder once."""
     import pkgutil
 
-    return [m.name for m in pkgutil.iter_modules(__path__)
-            if not m.name.startswith("_")]
+    return frozenset(m.name for m in pkgutil.iter_modules(__path__)
+                     if not m.name.startswith("_"))
 
 
 def __getattr__(name):
