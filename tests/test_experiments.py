@@ -460,6 +460,40 @@ def test_peers_run_or_are_skipped_with_a_reason(tmp_path):
     assert f"Not run where n > 1000 or d > 100: {reason}." in text
 
 
+def test_copkmeans_labellings_respect_every_link_or_fail():
+    # upstream COPKMeans skipped a must-link whose other sample was in
+    # cluster 0 (labels[j] > 0): 7 of these 15 link sets came back "ok"
+    # with 1-3 must-links broken
+    from sklearn.datasets import make_blobs
+
+    from smiclust.constraints import count_violations
+    from smiclust.experiments._peers import (
+        PeerFailed,
+        fit_peer,
+        peer_unavailable_reason,
+    )
+
+    if peer_unavailable_reason("copkmeans") is not None:
+        pytest.skip(peer_unavailable_reason("copkmeans"))
+    X, _ = make_blobs(n_samples=40, centers=3, random_state=0)
+    n_ok = 0
+    for seed in range(15):
+        rng = np.random.RandomState(seed)
+        pairs = rng.choice(40, size=(15, 2))
+        pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], 1), axis=0)
+        truth = rng.randint(0, 3, 40)  # links of some labelling: consistent
+        same = truth[pairs[:, 0]] == truth[pairs[:, 1]]
+        must, cannot = pairs[same], pairs[~same]
+        try:
+            labels, _ = fit_peer("copkmeans", X, 3, must, cannot,
+                                 random_state=0, isolate=False)
+        except PeerFailed:
+            continue
+        n_ok += 1
+        assert count_violations(labels, must, cannot) == 0, seed
+    assert n_ok >= 10
+
+
 def test_peer_time_budget():
     from smiclust.experiments._peers import (
         PeerSkipped,

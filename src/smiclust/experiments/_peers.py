@@ -12,7 +12,12 @@ only when a peer runs.
     restores the previous state, and the fits run inside
     ``np.errstate(all="raise")``, the state the package was written for. The
     three draw from NumPy's *global* random state, so each fit seeds it and
-    restores it afterwards.
+    restores it afterwards. The package's COPKMeans skips a must-link whose
+    other sample is already in cluster 0 (it tests ``labels[j] > 0`` where
+    unassigned is ``-1``), so it could return labellings that break
+    must-links; the adapter runs it with that test mended
+    (:func:`_mended_copkmeans`), and a COPKMeans labelling that still breaks
+    a link is a failed run.
 ``e2cp``
     Exhaustive and efficient constraint propagation (Lu & Ip, 2010) as
     implemented by ``spectralcluster`` (``constraint.ConstraintPropagation``),
@@ -168,7 +173,9 @@ def _fit_asc(name, X, n_clusters, must, cannot, seed, params):
         InconsistentConstraintsException,
     )
 
-    model = getattr(asc, PEERS[name]["class"])(n_clusters=n_clusters, **params)
+    cls = (_mended_copkmeans(asc) if name == "copkmeans"
+           else getattr(asc, PEERS[name]["class"]))
+    model = cls(n_clusters=n_clusters, **params)
     ml = [(int(i), int(j)) for i, j in must]
     cl = [(int(i), int(j)) for i, j in cannot]
     known = (
@@ -191,7 +198,35 @@ def _fit_asc(name, X, n_clusters, must, cannot, seed, params):
             "EmptyClustersException": "a cluster became empty",
         }.get(type(exc).__name__, "")
         raise PeerFailed(f"{type(exc).__name__}: {text}".rstrip(": ")) from exc
-    return np.asarray(model.labels_, dtype=np.int64)
+    labels = np.asarray(model.labels_, dtype=np.int64)
+    if name == "copkmeans":
+        broken = int(np.sum(labels[must[:, 0]] != labels[must[:, 1]])
+                     + np.sum(labels[cannot[:, 0]] == labels[cannot[:, 1]]))
+        if broken:
+            raise PeerFailed(
+                f"COPKMeans returned a labelling that breaks {broken} links")
+    return labels
+
+
+def _mended_copkmeans(asc):
+    """``active_semi_clustering.COPKMeans`` whose assignment step honours a
+    must-link to a sample already in cluster 0.
+
+    COP-KMeans (Wagstaff et al., 2001) puts each sample in the nearest
+    cluster that violates none of its links with the samples placed so far.
+    The package's check of must-links reads ``labels[j] > 0`` for "``j`` is
+    placed", which leaves out cluster 0; here it is ``labels[j] >= 0``.
+    """
+
+    class COPKMeans(asc.COPKMeans):
+        def _violates_constraints(self, i, cluster_index, labels, ml_graph,
+                                  cl_graph):
+            if any(labels[j] >= 0 and labels[j] != cluster_index
+                   for j in ml_graph[i]):
+                return True
+            return any(labels[j] == cluster_index for j in cl_graph[i])
+
+    return COPKMeans
 
 
 def _fit_e2cp(X, n_clusters, must, cannot, seed, params):
