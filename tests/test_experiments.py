@@ -667,6 +667,37 @@ def test_cli_config_selection():
     assert math.isclose(full["datasets"]["spam"]["link_fractions"][-2], 0.001)
 
 
+def test_hindsight_t_counts_runs_that_gave_no_clustering_as_zero():
+    # SL t=1 finished only at the easiest level (0.90) and failed every run
+    # at the two others; t=7 finished everywhere at 0.85: the claims and the
+    # beyond report pick t=7 (0.30 against 0.85 with failures as ARI 0)
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._beyond import _best_t
+    from smiclust.experiments._claims import _View
+
+    rows = []
+    for t, means in ((1, (0.9, None, None)), (7, (0.85, 0.85, 0.85))):
+        for fraction, mean in zip((0.01, 0.05, 0.1), means):
+            rows.append(dict(
+                dataset="parkinson", preprocessing="raw", method="sl",
+                t=float(t), curve=f"SL t={t}", link_fraction=fraction,
+                links=10.0, mean=float("nan") if mean is None else mean,
+                std=0.0, n_ok=0 if mean is None else 5,
+                n_failed=5 if mean is None else 0, n_skipped=0,
+                protocol="pairs"))
+    summary = pd.DataFrame(rows)
+    t, curve = _View(summary, "raw").hindsight("parkinson", "sl")
+    assert t == 7 and curve == {0.01: 0.85, 0.05: 0.85, 0.1: 0.85}
+    assert _best_t(summary, "sl") == {("parkinson", "raw", "pairs"): 7.0}
+    # with 4 of the 5 runs failed at the two harder levels t=1 is still out
+    # ((0.9 + 0.18 + 0.18) / 3 = 0.42), though each level's mean is 0.9
+    summary.loc[summary["t"] == 1, ["mean", "n_ok", "n_failed"]] = (0.9, 1, 4)
+    summary.loc[(summary["t"] == 1) & (summary["link_fraction"] == 0.01),
+                ["n_ok", "n_failed"]] = (5, 0)
+    assert _View(summary, "raw").hindsight("parkinson", "sl")[0] == 7
+    assert _best_t(summary, "sl") == {("parkinson", "raw", "pairs"): 7.0}
+
+
 def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
     pd = pytest.importorskip("pandas")
     from smiclust.experiments._summary import comparison_table
@@ -691,16 +722,24 @@ def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
     assert row["3smic"] == ("3SMIC (auto)", pytest.approx(0.7), 2, 2.0, 0, 6)
     assert row["sl_best"][:3] == ("SL t=4", pytest.approx(0.7), 2)
     assert row["sl_worst"][:3] == ("SL t=1", pytest.approx(0.3), 2)
-    # PCKMeans has one level of two (failed at the other): still the best
-    # peer, with its three runs that did not finish counted
-    assert row["peer_best"] == ("PCKMeans", pytest.approx(0.7), 1, 1.0, 3, 6)
+    # PCKMeans finished at one level of two (0.7) and failed at the other:
+    # ranked as (0.7 + 0) / 2 it is below COPKMeans's 0.5 at both levels
+    assert row["peer_best"] == ("COPKMeans", pytest.approx(0.5), 2, 1.0, 0, 6)
     assert row["csc_best"] is None
     from smiclust.experiments._report import _comparison_section
 
     (line,) = [x for x in _comparison_section(pd.DataFrame(rows))
                if x.startswith("| sonar")]
-    assert line.endswith("| PCKMeans: 0.70 [1], 1 s, 3 of 6 runs not ok |")
+    assert line.endswith("| COPKMeans: 0.50, 1 s |")
     assert "3SMIC (auto)" not in line and "| 0.70, 2 s |" in line
+    # alone, PCKMeans is shown with its mean over the level it finished and
+    # its three runs that did not finish counted
+    rows = [r for r in rows if r["method"] != "copkmeans"]
+    (row,) = comparison_table(pd.DataFrame(rows))
+    assert row["peer_best"] == ("PCKMeans", pytest.approx(0.7), 1, 1.0, 3, 6)
+    (line,) = [x for x in _comparison_section(pd.DataFrame(rows))
+               if x.startswith("| sonar")]
+    assert line.endswith("| PCKMeans: 0.70 [1], 1 s, 3 of 6 runs not ok |")
 
 
 def test_rerun_before_redoes_older_runs_once_and_resumes(quick_run, tmp_path):

@@ -8,8 +8,9 @@ The **win table** compares, per data set, preprocessing, protocol and level,
 the library's default (method ``smiclust``) with the best *other* curve at
 that level: the highest mean ARI among all other curves, SL and CSC each at
 its best ``t`` in hindsight (the ``t`` with the best mean ARI over the levels
-with links of that data set, preprocessing and protocol, as in the paper's
-report; one ``t`` per data set, as a user would fix it). A curve competes
+with links of that data set, preprocessing and protocol, a run that gave no
+clustering counted as ARI 0, as in the paper's report; one ``t`` per data
+set, as a user would fix it). A curve competes
 at a level when all its runs there finished and at least :data:`MIN_SEEDS`
 did. With ``d`` the default's mean minus the best other's and
 ``s = max(std_default, std_other, TIE_FLOOR)`` (:func:`win_tie_loss`):
@@ -221,11 +222,15 @@ def _at_best_t(summary):
 
 def _best_t(summary, method):
     """The ``t`` of ``method`` with the best mean ARI over the levels with
-    links (hindsight), per data set, preprocessing and protocol."""
+    links (hindsight), per data set, preprocessing and protocol; a run that
+    gave no clustering counts as ARI 0, so that a ``t`` that finished only at
+    some levels is not ranked by those alone."""
     best = {}
     s = summary[(summary["method"] == method) & (summary["link_fraction"] > 0)]
+    n_runs = s["n_ok"] + s["n_failed"] + s["n_skipped"]
+    s = s.assign(zeroed=(s["mean"].fillna(0.0) * s["n_ok"] / n_runs))
     for key, g in s.groupby(["dataset", "preprocessing", "protocol"], sort=False):
-        means = g.groupby("t")["mean"].mean().dropna()
+        means = g.groupby("t")["zeroed"].mean().dropna()
         if len(means):
             best[key] = float(means.idxmax())
     return best
@@ -579,7 +584,8 @@ def _report_lines(df, summary, rows, config):
         f"other than the default with the highest mean ARI at that level, SL "
         f"and CSC each at its best t in hindsight (the t with the best mean "
         f"ARI over the levels with links of that data set, preprocessing and "
-        f"protocol, as in the paper's report, and as in the figures); a curve "
+        f"protocol, a run that gave no clustering counted as ARI 0, as in the "
+        f"paper's report, and as in the figures); a curve "
         f"competes when all its runs at that "
         f"level finished and at least {MIN_SEEDS} did. With d = mean(default) "
         f"- mean(best other) and s = max(std(default), std(best other), "

@@ -131,11 +131,13 @@ def comparison_table(summary):
     """Per data set and method, mean ARI over the link levels with links.
 
     For SL and CSC the best and the worst ``t`` (with hindsight) are given,
-    for the peers the best one. A curve lacking some of the levels (a peer
-    skipped or failed there) is averaged over the levels it has, and the
-    count is kept so that the reader can tell; so are the runs that did not
-    finish (failed or skipped) at the levels with links, since each level's
-    mean is over the runs that finished.
+    for the peers the best one; curves are ranked by their mean over the
+    levels with links with every run that did not finish counted as ARI 0
+    (the ranking of the claims' hindsight ``t``). A curve lacking some of the
+    levels (a peer skipped or failed there) is shown averaged over the levels
+    it has, and the count is kept so that the reader can tell; so are the
+    runs that did not finish (failed or skipped) at the levels with links,
+    since each level's shown mean is over the runs that finished.
 
     Returns
     -------
@@ -147,25 +149,32 @@ def comparison_table(summary):
     """
     rows = []
     with_links = summary[summary["link_fraction"] > 0]
-    runs = (with_links.assign(not_ok=with_links["n_failed"]
-                              + with_links["n_skipped"])
-            .assign(runs=lambda f: f["n_ok"] + f["not_ok"])
-            .groupby(["dataset", "preprocessing", "method", "curve"],
-                     sort=False)[["not_ok", "runs"]].sum())
+    with_links = (with_links.assign(not_ok=with_links["n_failed"]
+                                    + with_links["n_skipped"])
+                  .assign(runs=lambda f: f["n_ok"] + f["not_ok"]))
+    # the mean with every run not ok counted as ARI 0: what ranks the t
+    with_links = with_links.assign(
+        zeroed=with_links["mean"].fillna(0.0) * with_links["n_ok"]
+        / with_links["runs"])
+    runs = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
+                              sort=False)[["not_ok", "runs"]].sum()
+    zeroed = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
+                                sort=False)["zeroed"].mean()
     linked = with_links[with_links["n_ok"] > 0]
     for (d, p), s in linked.groupby(["dataset", "preprocessing"], sort=False):
         curves = []
         for (m, curve), g in s.groupby(["method", "curve"], sort=False):
             n_not_ok, n_runs = runs.loc[(d, p, m, curve)]
             curves.append((m, curve, float(g["mean"].mean()), int(len(g)),
-                           float(g["seconds"].mean()), int(n_not_ok), int(n_runs)))
+                           float(g["seconds"].mean()), int(n_not_ok), int(n_runs),
+                           float(zeroed.loc[(d, p, m, curve)])))
 
         def pick(methods, best=True, curves=curves):
             found = [c for c in curves if c[0] in methods]
             if not found:
                 return None
-            chosen = (max if best else min)(found, key=lambda c: c[2])
-            return chosen[1:]
+            chosen = (max if best else min)(found, key=lambda c: c[-1])
+            return chosen[1:-1]
 
         rows.append({
             "dataset": d, "preprocessing": p,
