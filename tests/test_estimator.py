@@ -271,6 +271,30 @@ def test_candidate_parameters_are_the_candidates_fit_tries(blobs3):
         fixed.candidate_parameters(3)
 
 
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        ((0,), {}, ValueError, "'n_samples' parameter .* range \\[2, inf\\)\\. Got 0 "),
+        ((-3,), {}, ValueError, "'n_samples' .* Got -3"),
+        ((2.7,), {}, TypeError, "'n_samples' .* Got 2.7"),
+        ((True,), {}, TypeError, "'n_samples' .* Got True"),
+        (("100",), {}, TypeError, "'n_samples' .* Got '100'"),
+        ((np.zeros((3, 2)),), {}, TypeError, "'n_samples' .* Got array"),
+        ((300,), {"n_must": -5}, ValueError, "'n_must' .* Got -5"),
+        ((300,), {"n_cannot": "x"}, TypeError, "'n_cannot' .* Got 'x'"),
+        ((300,), {"links_as_given": 1}, TypeError, "'links_as_given' .* Got 1"),
+    ],
+)
+def test_candidate_parameters_validates_its_arguments(args, kwargs, error, message):
+    # before: 0 or -3 samples gave no candidate, 2.7 was cut to 2, n_must=-5
+    # counted as no links, and an array or a string met a bare TypeError
+    model = SMIClustering(2)
+    with pytest.raises(error, match=message) as raised:
+        model.candidate_parameters(*args, **kwargs)
+    assert "of SMIClustering.candidate_parameters must be" in str(raised.value)
+    assert len(model.candidate_parameters(np.int64(300), n_must=np.int32(3))) == 20
+
+
 @pytest.mark.parametrize("case", ["weighted", "contradictory"])
 def test_candidate_parameters_of_links_used_as_given(blobs3, case):
     # weighted links, and links that contradict themselves (softened), are

@@ -1421,7 +1421,7 @@ default=None
         Parameters
         ----------
         n_samples : int
-            Number of training samples.
+            Number of training samples, at least 2 (as ``fit`` needs).
         n_must, n_cannot : int, default=0
             Number of distinct must-links and cannot-links of positive weight
             (weight 0 is no link).
@@ -1438,6 +1438,15 @@ default=None
         """
         owner = type(self).__name__
         validate_params(self.get_params(deep=False), self._parameter_constraints, owner)
+        validate_params(
+            {"n_samples": n_samples, "n_must": n_must, "n_cannot": n_cannot,
+             "links_as_given": links_as_given},
+            {"n_samples": [Interval(numbers.Integral, 2, None, closed="left")],
+             "n_must": [Interval(numbers.Integral, 0, None, closed="left")],
+             "n_cannot": [Interval(numbers.Integral, 0, None, closed="left")],
+             "links_as_given": [bool]},
+            f"{owner}.candidate_parameters",
+        )
         t_grid = self._n_neighbors_grid(int(n_samples))
         c = 2 if isinstance(self.n_clusters, str) else self.n_clusters
         closed = (self.links == "closure" and n_must + n_cannot > 0
