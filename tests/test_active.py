@@ -692,6 +692,9 @@ def test_active_resumed_fit_never_reasks_and_keeps_the_budget(four_blobs):
     start = model.history_[0]
     assert (start["n_queries"], start["n_must"], start["n_cannot"],
             start["n_unknown"]) == (15, len(must), len(cannot), len(unknown))
+    # every fit is timed, the first too (it was recorded as 0.0 s)
+    assert all(entry["fit_seconds"] > 0 for entry in model.history_)
+    assert start["select_seconds"] == 0.0
     assert adjusted_rand_score(y, model.labels_) >= 0.9
     # as many answers as the budget: nothing asked, the fit uses them
     spent = ActiveSMIClustering(4, budget=10, random_state=0)

@@ -814,8 +814,9 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
     history_ : list of dict
         Per fit: ``n_queries``, ``n_must``, ``n_cannot``, ``n_unknown``,
         ``n_inferred``, ``n_neighbourhoods``, ``n_neighbors``, ``gamma``,
-        ``searched`` (whether the parameters were searched), ``select_seconds``,
-        ``fit_seconds``.
+        ``searched`` (whether the parameters were searched), ``select_seconds``
+        (choosing the batch's questions; 0 for the first fit),
+        ``fit_seconds`` (the fit, with the search when there is one).
     n_features_in_ : int
 
     See Also
@@ -1054,15 +1055,17 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         n_queries = len(must) + len(cannot) + len(unknown)
         owner = type(self).__name__
         closure = link_closure(_pairs(must), _pairs(cannot), n, int(self.n_clusters))
+        t0 = time.perf_counter()
         model = self._model(draw_seeds(rng, 1)[0]).fit(
             X,
             must_link=_union(_pairs(must), closure.inferred_must),
             cannot_link=_pairs(cannot),
         )
-        coverage = _Coverage(validated)
         history = [
-            self._record(model, n_queries, must, cannot, unknown, closure, 0.0, True)
+            self._record(model, n_queries, must, cannot, unknown, closure, 0.0,
+                         True, time.perf_counter() - t0)
         ]
+        coverage = _Coverage(validated)
         fixed = None
         batch = 0
         stopped = oracle is None
@@ -1194,7 +1197,7 @@ lsmi_n_centers, lsmi_n_folds, n_jobs :
         return list(self.n_neighbors)
 
     def _record(
-        self, model, n_queries, must, cannot, unknown, closure, sel, searched, fit=0.0
+        self, model, n_queries, must, cannot, unknown, closure, sel, searched, fit
     ):
         entry = {
             "n_queries": n_queries,
