@@ -567,8 +567,10 @@ class SMIClustering(BaseLinkClustering):
     tol : float, default=0.0
         Eigen-solver tolerance (0: machine precision).
     max_iter : int, default=None
-        Eigen-solver iteration bound (``None``: the solver's default). When it
-        is reached a ``ConvergenceWarning`` is issued and a fallback is used.
+        Eigen-solver iteration bound: ARPACK's restarts or LOBPCG's
+        iterations (``None``: the solver's default; see
+        :func:`smiclust.eigensolvers.leading_eigenvectors`). When it is
+        reached a ``ConvergenceWarning`` is issued and a fallback is used.
     lsmi_n_centers : int or "auto", default="auto"
         Number of Gaussian centres of LSMI during the search (at most the
         number of samples). ``"auto"``: the paper's 500 with
@@ -718,7 +720,9 @@ class SMIClustering(BaseLinkClustering):
         Local scales :math:`\sigma_i` for ``n_neighbors_``.
     n_iter_ : int
         Number of vectors the final eigen-solve multiplied by :math:`U` (its
-        cost in operator applications; ``max_iter`` bounds it).
+        cost in operator applications). ``max_iter`` does not bound it: it
+        bounds ARPACK's restarts or LOBPCG's iterations, each of which
+        multiplies several vectors.
     n_graph_components_ : int
         Connected components of the kNN graph joined by the links that couple
         the samples in :math:`U`: the must-links, and the cannot-links when
