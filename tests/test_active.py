@@ -862,6 +862,23 @@ def test_active_a_sample_nobody_can_judge_does_not_take_every_question():
         assert adjusted_rand_score(y, model.labels_) > 0.85
 
 
+def test_every_answer_dont_know_asks_each_sample_once_then_stops():
+    # before: one sample, the top explorer of its model cluster, was in 26
+    # of the 50 questions (against a new neighbourhood seed each time), and
+    # once every sample had a "don't know" every question was about it
+    from collections import Counter
+
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(n_samples=60, centers=3, random_state=0)
+    model = ActiveSMIClustering(3, budget=50, random_state=0).fit(
+        X, lambda i, j: None)
+    counts = Counter(model.unknown_pairs_.ravel().tolist())
+    assert model.n_queries_ == 30 and len(model.unknown_pairs_) == 30
+    assert set(counts) == set(range(60)) and max(counts.values()) == 1
+    assert len(model.must_link_) == len(model.cannot_link_) == 0
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_batch_spreads_its_questions_over_the_members_of_a_neighbourhood(seed):
     # A4: a 3-member neighbourhood asked 20 questions in one batch: each

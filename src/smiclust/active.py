@@ -68,10 +68,11 @@ cheapest sample (fewest expected questions); see ``ActiveSMIClustering``.
 
 A batch asks each sample at most once and each pair of groups at most once,
 and takes its samples farthest-first (a sample taken counts as linked for the
-next). A sample in a pair answered "don't know" counts as linked too, and
-starts no neighbourhood while another sample can: a sample nobody can judge
-is not asked about again and again (with one such sample on 90 blobs it was
-in all 60 questions, ARI 0.73; now in 1, ARI 0.90). Nothing here forms an
+next). A sample in a pair answered "don't know" counts as linked too, does
+not explore, and starts no neighbourhood while another sample can (when none
+can, nothing is left to ask): a sample nobody can judge is not asked about
+again and again (with one such sample on 90 blobs it was in all 60
+questions, ARI 0.73; now in 1, ARI 0.90). Nothing here forms an
 ``n × n`` matrix: one selection costs :math:`O(n c k)` for ``k``
 neighbourhoods plus :math:`O(n d)` per newly linked sample, and the closure of
 the links is linear in their number, plus a search for cliques of ``c``
@@ -388,8 +389,9 @@ def _candidates(proba, scales, closure, unsure=()):
     docstring.
 
     Prior validation is assumed; ``O(n c k)`` for ``k`` neighbourhoods.
-    ``unsure``: samples of pairs answered "don't know", which start no
-    neighbourhood while another sample can.
+    ``unsure``: samples of pairs answered "don't know", which do not explore
+    and start no neighbourhood while another sample can (no unit is askable
+    when none can).
     """
     n, c = proba.shape
     group = closure.group
@@ -398,12 +400,16 @@ def _candidates(proba, scales, closure, unsure=()):
     if not hoods:
         # no neighbourhood yet: the most confident of the densest samples
         # (density capped at DENSITY_CAP) starts one, unless "don't know"
-        # was answered about it (every question would be about it again)
+        # was answered about it (every question would be about it again);
+        # with no such sample left there is nothing to ask
         seed_value = density * proba.max(axis=1)
         sure = np.ones(n, dtype=bool)
         sure[list(unsure)] = False
-        if sure.any():
-            seed_value = np.where(sure, seed_value, -np.inf)
+        if not sure.any():
+            empty = np.empty(0, dtype=np.intp)
+            return _Candidates(empty, empty, np.empty((0, 0), dtype=np.intp),
+                               empty, empty, np.empty(0))
+        seed_value = np.where(sure, seed_value, -np.inf)
         hoods = [int(group[int(np.argmax(seed_value))])]
     k = len(hoods)
     can_be_new = k < closure.n_clusters
@@ -444,6 +450,8 @@ def _candidates(proba, scales, closure, unsure=()):
         # exploring: per model cluster, the unit most likely in a cluster no
         # neighbourhood claims yet (P(new) > 1/2), by P(new) times density
         bonus = np.where(P[:, k] > 0.5, P[:, k] * dens, 0.0)
+        # a sample answered "don't know" about does not explore again
+        bonus[np.isin(firsts, list(unsure))] = 0.0
         label = np.argmax(proba[firsts], axis=1)
         for y in np.unique(label[bonus > 0]):
             members = np.flatnonzero((label == y) & (bonus > 0))
@@ -731,10 +739,12 @@ class ActiveSMIClustering(ClusterMixin, BaseEstimator):
     :func:`select_pairs` chooses, with the answers so far), then refit with
     every answer, until ``budget`` questions are asked or no pair is left
     to ask: every pair is decided but, maybe, pairs of a sample in a pair
-    answered "don't know" (such a sample is placed by the fit, not asked
-    about again; with every answer "don't know", a few questions can end
-    the session). Must-links that the answers imply through the number of clusters
-    (a sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the
+    answered "don't know" (such a sample starts no neighbourhood, does not
+    explore and counts as asked about, so it comes after the samples not
+    asked about yet, and the fit places it; with every answer "don't
+    know" the session ends once every sample has been in one question).
+    Must-links that the answers imply through the number of clusters (a
+    sample that differs from ``c - 1`` of ``c`` neighbourhoods is in the
     last) enter the fit without a question. Answers known before (a resumed
     session: ``must_link``, ``cannot_link`` and ``unknown_pairs`` of
     :meth:`fit`) enter the first fit, are never asked again and count against
