@@ -558,6 +558,36 @@ BAD_LABELS = {
         TypeError,
         "'n_samples' parameter of pairs_from_labels must be an int or None. Got '2'",
     ),
+    # before: the next five gave links silently, -1 a class of its own
+    # (cannot-linked to every other sample) or, with True, the samples
+    # labelled 1 dropped; n_samples=-1 blamed the labels
+    "negative n_samples": (
+        ([0, 1], {"n_samples": -1}),
+        ValueError,
+        "'n_samples' parameter of pairs_from_labels must be a non-negative int",
+    ),
+    "string marker over numeric labels": (
+        ([0, 0, 1, -1], {"unlabeled": "-1"}),
+        ValueError,
+        "'unlabeled' parameter of pairs_from_labels is the string '-1', but the "
+        "'labels' are numbers",
+    ),
+    "marker in a list": (
+        ([0, 0, 1, -1], {"unlabeled": [-1]}),
+        TypeError,
+        r"'unlabeled' parameter of pairs_from_labels must be an int or a str "
+        r"\(the marker of unknown labels\). Got \[-1\]",
+    ),
+    "boolean marker": (
+        ([0, 0, 1, 1], {"unlabeled": True}),
+        TypeError,
+        "'unlabeled' parameter .* Got True",
+    ),
+    "float marker": (
+        ([0, 0, 1, 1], {"unlabeled": 2.5}),
+        TypeError,
+        "'unlabeled' parameter .* Got 2.5",
+    ),
 }
 
 
@@ -566,6 +596,17 @@ def test_pairs_from_labels_rejects(name):
     (labels, kwargs), error, match = BAD_LABELS[name]
     with pytest.raises(error, match=match):
         pairs_from_labels(labels, **kwargs)
+
+
+def test_pairs_from_labels_markers_that_match_the_labels():
+    # a NumPy integer marker over integers, a string one over strings, and a
+    # string marker when every label is unknown anyway
+    must, cannot = pairs_from_labels([0, 0, 1, 7], unlabeled=np.int64(7))
+    assert must.tolist() == [[0, 1]] and cannot.tolist() == [[0, 2], [1, 2]]
+    must, cannot = pairs_from_labels(["a", "a", "b", "?"], unlabeled=np.str_("?"))
+    assert must.tolist() == [[0, 1]] and cannot.tolist() == [[0, 2], [1, 2]]
+    must, cannot = pairs_from_labels([None, np.nan], unlabeled="?")
+    assert must.shape == cannot.shape == (0, 2)
 
 
 def test_pairs_from_labels_too_long_caught_at_fit():

@@ -495,6 +495,18 @@ def encode_partial_labels(
             f"The 'n_samples' parameter of {owner} must be an int or None. "
             f"Got {n_samples!r} instead."
         )
+    if n_samples is not None and n_samples < 0:
+        raise ValueError(
+            f"The 'n_samples' parameter of {owner} must be a non-negative int "
+            f"or None. Got {n_samples!r} instead."
+        )
+    if not isinstance(unlabeled, (numbers.Integral, str)) or isinstance(
+        unlabeled, (bool, np.bool_)
+    ):
+        raise TypeError(
+            f"The 'unlabeled' parameter of {owner} must be an int or a str (the "
+            f"marker of unknown labels). Got {unlabeled!r} instead."
+        )
     prefix = f"The {name!r} parameter of {owner} must"
     if hasattr(labels, "toarray"):
         raise TypeError(f"{prefix} be a 1-d array of labels; got a sparse matrix.")
@@ -528,7 +540,20 @@ def encode_partial_labels(
             f"{unlabeled!r} for unknown labels, e.g. "
             f"np.where(known, names.astype(object), {unlabeled!r})."
         )
-    unknown = np.array([_is_unknown(v, unlabeled) for v in y.tolist()], dtype=bool)
+    values = y.tolist()
+    given = [v for v in values if not _is_missing(v)]
+    if isinstance(unlabeled, str) and given and all(
+        isinstance(v, numbers.Number) for v in given
+    ):
+        # a string marker never equals a number: "-1" over [0, 1, -1] would
+        # make -1 a class of its own
+        raise ValueError(
+            f"The 'unlabeled' parameter of {owner} is the string {unlabeled!r}, "
+            f"but the {name!r} are numbers, so no label is marked unknown by it; "
+            "give the marker as a number (e.g. unlabeled=-1) or the labels "
+            "as strings."
+        )
+    unknown = np.array([_is_unknown(v, unlabeled) for v in values], dtype=bool)
     codes = np.full(y.shape[0], -1, dtype=np.intp)
     known = y[~unknown]
     if known.size:
@@ -709,11 +734,11 @@ def links_against_labels(codes, links, same):
 def _is_unknown(value, unlabeled):
     if _is_missing(value):
         return True
-    return type(value) is type(unlabeled) and value == unlabeled or (
-        isinstance(value, numbers.Number)
-        and isinstance(unlabeled, numbers.Number)
-        and value == unlabeled
-    )
+    # a string marker matches strings only (np.str_ is a str), a number
+    # numbers only: "-1" is not -1
+    if isinstance(unlabeled, str):
+        return isinstance(value, str) and value == unlabeled
+    return isinstance(value, numbers.Number) and value == unlabeled
 
 
 def sample_links(labels, n_links, random_state=None):
