@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 import smiclust._estimator as estimator_module
 from smiclust import (
+    ActiveSMIClustering,
     ConstrainedSpectralClustering,
     SMIClustering,
     SpectralLearning,
@@ -612,6 +613,22 @@ def test_bad_keep_cannot_links(value):
     X, _ = make_moons(40, random_state=0)
     with pytest.raises((ValueError, TypeError), match="keep_cannot_links"):
         SMIClustering(2, keep_cannot_links=value).fit(X)
+
+
+def test_numpy_booleans_are_booleans():
+    # NumPy integers and floats were accepted for every numeric parameter,
+    # but np.bool_ was refused for the bool ones (TypeError)
+    X, _ = make_moons(40, random_state=0)
+    flags = {"consensus": True, "keep_cannot_links": False,
+             "indicator_rotation": False}
+    plain = SMIClustering(2, random_state=0, **flags).fit(X)
+    numpy = SMIClustering(2, random_state=0,
+                          **{k: np.bool_(v) for k, v in flags.items()}).fit(X)
+    np.testing.assert_array_equal(numpy.labels_, plain.labels_)
+    active = ActiveSMIClustering(2, consensus=np.True_, keep_cannot_links=np.False_)
+    assert active.fit(X).n_queries_ == 0
+    with pytest.raises(TypeError, match="'consensus' parameter .* Got 1 instead"):
+        SMIClustering(2, consensus=1).fit(X)
 
 
 def _dense_clump(seed=0):

@@ -210,12 +210,14 @@ def validate_params(params, constraints, owner):
 
 
 def _accepts(constraint, value):
-    if isinstance(constraint, type):
-        return isinstance(constraint, type) and isinstance(value, constraint)
-    return constraint.contains(_as_python_number(value))
+    return _type_matches(constraint, value) if isinstance(constraint, type) else (
+        constraint.contains(_as_python_number(value)))
 
 
 def _type_matches(constraint, value):
+    if constraint is bool:
+        # NumPy's booleans are booleans, as NumPy's integers are integers
+        return _is_bool(value)
     if isinstance(constraint, type):
         return isinstance(value, constraint)
     return constraint.type_matches(_as_python_number(value))
