@@ -589,7 +589,11 @@ class SMIClustering(BaseLinkClustering):
     n_jobs : int, default=None
         Parallel jobs for the neighbour search and the parameter search, through
         joblib (``None`` means 1; a ``joblib.parallel_config`` context, e.g.
-        ``backend="dask"``, is honoured).
+        ``backend="dask"``, is honoured). The labels do not depend on it, but
+        for the approximate neighbour search (``neighbor_algorithm``; by
+        default from 50,000 samples with pynndescent installed), whose graph
+        for a given seed depends on its thread count: fix ``n_jobs`` as well
+        as ``random_state`` to repeat such a fit exactly.
     verbose : int, default=0
         Progress on stderr when positive: the parameter search after each
         ``n_neighbors`` and each batch of LSMI scores, the link test after
