@@ -835,7 +835,9 @@ def count_violations(labels, must_link=None, cannot_link=None):
     """Number of links a labelling violates.
 
     A must-link is violated when its samples get different labels, a cannot-link
-    when they get the same label.
+    when they get the same label. A pair given as both kinds of link (which
+    ``fit`` refuses) is accepted here, and counts as one violation whatever
+    the labels.
 
     Parameters
     ----------
