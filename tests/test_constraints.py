@@ -345,3 +345,10 @@ def test_cluster_classes_of_small_integer_clusters(dtype):
     clusters = np.arange(20, dtype=dtype).repeat(2)
     assert_array_equal(cluster_classes(clusters, y, 20), np.arange(20))
     assert_array_equal(cluster_classes(clusters[::-1], y, 20), np.arange(20)[::-1])
+
+
+def test_count_violations_of_a_pair_given_as_both_kinds_of_link():
+    # fit refuses such a pair; counting accepts it, and one of its two links
+    # is violated whatever the labels
+    assert count_violations([0, 0], [[0, 1]], [[0, 1]]) == 1
+    assert count_violations([0, 1], [[0, 1]], [[1, 0]]) == 1
