@@ -10,6 +10,7 @@ from sklearn.utils import Bunch, check_random_state
 from smiclust import datasets
 from smiclust.datasets import (
     DATASETS,
+    DataChecksumError,
     DatasetInfo,
     _loaders,
     _samples,
@@ -214,10 +215,24 @@ def test_corrupted_copy_raises(monkeypatch, fresh_cache, tmp_path):
     with pytest.raises(OSError, match="sonar.all-data") as excinfo:
         load_sonar()
     assert expected in str(excinfo.value) and actual in str(excinfo.value)
-    # A missing file is an OSError as well.
+    # A missing file is a DataChecksumError (an OSError) that says what to do
+    # (before: a bare FileNotFoundError, exit 1 at the command line)
     corrupted.unlink()
-    with pytest.raises(OSError):
+    with pytest.raises(DataChecksumError, match="'sonar.all-data' shipped with "
+                       "smiclust cannot be read at .*reinstall smiclust"):
         load_sonar()
+
+
+@pytest.mark.parametrize("make", [make_digits500, make_digits5k, make_faces100])
+@pytest.mark.parametrize("random_state, error", [
+    (-1, ValueError), (True, TypeError), (np.random.default_rng(0), TypeError),
+    ("0", TypeError),
+])
+def test_sub_samples_check_random_state(make, random_state, error):
+    # before: numpy's "Seed must be between 0 and 2**32 - 1" without the
+    # parameter's name, and True taken as the seed 1
+    with pytest.raises(error, match=f"'random_state' parameter of {make.__name__}"):
+        make(random_state=random_state)
 
 
 def test_checksum_failure_is_not_cached(monkeypatch, fresh_cache):

@@ -183,6 +183,23 @@ def test_malformed_arrays(tmp_path, monkeypatch, no_env, kwargs, match):
         load_mnist(data_home=tmp_path)
 
 
+def test_other_file_with_malformed_arrays_says_what_they_are(tmp_path, no_env):
+    # before: images saved as (n, 28, 28) read as a plain checksum mismatch,
+    # "corrupted or holds other images", the reason dropped
+    X = np.zeros((10, 28, 28), dtype=np.uint8)
+    np.savez(tmp_path / _mnist.MNIST_FILE, X=X, y=np.zeros(10, dtype=np.uint8))
+    with pytest.raises(DataChecksumError, match="its arrays cannot be checked: "
+                       r".*must hold arrays 'X' of shape \(n_samples, 784\).*"
+                       r"'X': \(10, 28, 28\)"):
+        load_mnist(data_home=tmp_path)
+
+
+def test_data_home_of_the_wrong_type_is_named():
+    with pytest.raises(TypeError, match="'data_home' parameter of load_mnist must "
+                       "be a str, a path-like or None. Got 123"):
+        load_mnist(data_home=123)
+
+
 def test_not_an_npz(tmp_path, monkeypatch, no_env):
     path = tmp_path / _mnist.MNIST_FILE
     path.write_bytes(b"not a zip archive")

@@ -308,7 +308,14 @@ def _read(name):
     arrays to users.
     """
     path = _data_file(name)
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataChecksumError(
+            f"The data file {name!r} shipped with smiclust cannot be read at "
+            f"{path} ({exc.strerror or exc}); the installation is incomplete: "
+            "reinstall smiclust."
+        ) from exc
     _check_digest(_sha256(raw), _SHA256[name], f"data file {name!r} ({path})")
     out = _PARSERS[name](raw)
     out["X"] = _readonly(np.ascontiguousarray(out["X"], dtype=np.float64))

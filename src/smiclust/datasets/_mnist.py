@@ -77,6 +77,11 @@ def _find_file(data_home):
     """Path of the data file: from `data_home`, else ``$SMICLUST_DATA``, else the
     repository's shared data; FileNotFoundError naming every place tried."""
     if data_home is not None:
+        if not isinstance(data_home, (str, os.PathLike)):
+            raise TypeError(
+                "The 'data_home' parameter of load_mnist must be a str, a "
+                f"path-like or None. Got {data_home!r} instead."
+            )
         source, directory = "data_home", data_home
     elif os.environ.get(DATA_ENV):
         source, directory = f"${DATA_ENV}", os.environ[DATA_ENV]
@@ -188,8 +193,11 @@ def load_mnist(*, data_home=None, return_X_y=True):
         A ``ValueError``: if neither the sha256 of the file nor that of its
         arrays is the catalogue's (the message names the file and the
         digests).
-    ValueError
-        If its arrays are malformed.
+        When the file is not the catalogue's and its arrays are not
+        ``X`` of shape ``(n_samples, 784)`` and ``y`` of digits, the message
+        says which arrays it holds.
+    TypeError
+        If ``data_home`` is not a str, a path-like or None.
 
     See Also
     --------
@@ -244,10 +252,15 @@ def load_mnist(*, data_home=None, return_X_y=True):
     else:
         try:
             X, y = _parse(raw, path)
-        except ValueError:
-            arrays_digest = None
-        else:
-            arrays_digest = _arrays_sha256(X, y)
+        except ValueError as exc:
+            # not the file of the catalogue, and its arrays cannot be
+            # checked: say what is wrong with them
+            raise DataChecksumError(
+                f"Checksum mismatch for the MNIST data file {path}: expected "
+                f"sha256 {_SHA256} (of the file), got {digest}, and its arrays "
+                f"cannot be checked: {exc} ({_HOW_TO_BUILD})."
+            ) from exc
+        arrays_digest = _arrays_sha256(X, y)
         if arrays_digest != _ARRAYS_SHA256:
             raise DataChecksumError(
                 f"Checksum mismatch for the MNIST data file {path}: expected "

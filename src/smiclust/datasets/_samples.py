@@ -9,6 +9,7 @@ images of each).
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils import check_random_state_param, validate_params
 from ._loaders import _OLIVETTI_FILE, _USPS_FILE, _read
 
 __all__ = ["make_digits500", "make_digits5k", "make_faces100"]
@@ -30,8 +31,15 @@ def _per_class_indices(y, n_per_class, random_state):
     return np.concatenate(chosen)
 
 
-def _digits(n_per_class, random_state):
-    rng = check_random_state(random_state)
+def _checked_random_state(random_state, owner):
+    """A ``RandomState`` for ``random_state``, validated by name."""
+    validate_params({"random_state": random_state},
+                    {"random_state": check_random_state_param()}, owner)
+    return check_random_state(random_state)
+
+
+def _digits(n_per_class, random_state, owner):
+    rng = _checked_random_state(random_state, owner)
     usps = _read(_USPS_FILE)
     index = _per_class_indices(usps["y"], n_per_class, rng)
     X = np.ascontiguousarray(usps["X"][index], dtype=np.float64)
@@ -79,7 +87,7 @@ def make_digits500(*, random_state=None):
     >>> np.bincount(y).tolist()
     [50, 50, 50, 50, 50, 50, 50, 50, 50, 50]
     """
-    return _digits(50, random_state)
+    return _digits(50, random_state, "make_digits500")
 
 
 def make_digits5k(*, random_state=None):
@@ -122,7 +130,7 @@ def make_digits5k(*, random_state=None):
     >>> np.unique(np.bincount(y)).tolist()
     [500]
     """
-    return _digits(500, random_state)
+    return _digits(500, random_state, "make_digits5k")
 
 
 def make_faces100(*, random_state=None):
@@ -166,7 +174,7 @@ def make_faces100(*, random_state=None):
     >>> np.bincount(y).tolist()
     [10, 10, 10, 10, 10, 10, 10, 10, 10, 10]
     """
-    rng = check_random_state(random_state)
+    rng = _checked_random_state(random_state, "make_faces100")
     faces = _read(_OLIVETTI_FILE)
     persons = np.sort(rng.choice(int(faces["y"].max()) + 1, size=10, replace=False))
     index = np.concatenate([np.flatnonzero(faces["y"] == p) for p in persons])
