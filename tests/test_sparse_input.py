@@ -195,3 +195,30 @@ def test_active_clustering_and_select_pairs_on_sparse_x_equal_dense():
 # beside the dense one, in test_neighbors.py's
 # test_approximate_neighbors_close_to_exact_dense_and_sparse, so that
 # pynndescent compiles its functions once.
+
+
+def test_sparse_arrays_with_64_bit_indices_fit_and_predict_as_dense():
+    # sparse arrays built from int64 coordinates keep int64 index arrays;
+    # scikit-learn's trees refuse them, so the default's forest raised "No
+    # support for np.int64 index based sparse matrices" in fit (links), in
+    # predict (a model whose forest labels) and in the active loop after
+    # its first questions
+    X, y = make_blobs(n_samples=60, centers=2, random_state=0)
+    rows, cols = np.nonzero(X)
+    A = sp.csr_array(sp.coo_array((X[rows, cols], (rows, cols)), shape=X.shape))
+    assert A.indices.dtype == np.int64
+    before = (A.indices.copy(), A.indptr.copy())
+    must, cannot = sample_links(y, n_links=10, random_state=0)
+    sparse = SMIClustering(random_state=0).fit(A, must_link=must, cannot_link=cannot)
+    dense = SMIClustering(random_state=0).fit(X, must_link=must, cannot_link=cannot)
+    assert_array_equal(sparse.labels_, dense.labels_)
+    labelled = SMIClustering(random_state=0).fit(X, partial_labels=y)
+    assert_array_equal(labelled.predict(A), labelled.predict(X))
+    oracle = lambda i, j: bool(y[i] == y[j])  # noqa: E731
+    active = ActiveSMIClustering(2, budget=30, random_state=0).fit(A, oracle)
+    reference = ActiveSMIClustering(2, budget=30, random_state=0).fit(X, oracle)
+    assert_array_equal(active.labels_, reference.labels_)
+    # the user's matrix keeps its index arrays
+    assert A.indices.dtype == np.int64
+    assert_array_equal(A.indices, before[0])
+    assert_array_equal(A.indptr, before[1])

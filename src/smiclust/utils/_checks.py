@@ -108,10 +108,25 @@ def canonical_sparse(X):
     A CSR matrix may hold one entry twice; it means their sum, but
     scikit-learn's sparse Euclidean distances read such rows wrong, so the
     neighbours of the same data given dense would differ.
+
+    Index arrays of 64-bit integers (scipy's sparse *arrays* built from
+    int64 coordinates) are given as 32-bit ones, on a copy, where the
+    matrix's shape and entries fit: scikit-learn's trees refuse 64-bit
+    indices, so the forest of the default could not read such a matrix.
     """
-    if sp.issparse(X) and not X.has_canonical_format:
+    if not sp.issparse(X):
+        return X
+    if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
+    if X.format in ("csr", "csc") and (
+        X.indices.dtype != np.int32 or X.indptr.dtype != np.int32
+    ):
+        limit = np.iinfo(np.int32).max
+        if max(X.shape) <= limit and X.nnz <= limit:
+            X = X.copy()
+            X.indices = X.indices.astype(np.int32)
+            X.indptr = X.indptr.astype(np.int32)
     return X
 
 
