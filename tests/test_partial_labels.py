@@ -387,3 +387,20 @@ def test_a_given_link_between_labelled_samples_is_one_violation():
     brute = (sum(labels[i] != labels[j] for i, j in label_must)
              + sum(labels[i] == labels[j] for i, j in label_cannot))
     assert model.n_violations_ == brute  # each pair once
+
+
+def test_partial_labels_are_split_with_x_in_cross_validation():
+    # the user guide's advice: partial labels (one per sample) reach each
+    # fold's fit as that fold's rows; each fold's fit equals a fit on its rows
+    from sklearn.model_selection import KFold, cross_validate
+
+    X, y = make_blobs(n_samples=60, centers=3, random_state=0)
+    y_partial = np.where(np.arange(60) % 4 == 0, y, -1)
+    model = SMIClustering(3, n_neighbors=5, random_state=0)
+    folds = KFold(3, shuffle=True, random_state=0)
+    result = cross_validate(model, X, y, cv=folds, params={"partial_labels": y_partial},
+                            return_estimator=True, scoring="adjusted_rand_score")
+    for fitted, (train, _) in zip(result["estimator"], folds.split(X)):
+        alone = SMIClustering(3, n_neighbors=5, random_state=0).fit(
+            X[train], partial_labels=y_partial[train])
+        assert_array_equal(fitted.labels_, alone.labels_)
