@@ -3,6 +3,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from smiclust import SMIClustering
@@ -241,10 +242,18 @@ def test_plot_embedding_refuses_bad_options(kwargs, match):
         plt.close(fig)
 
 
+def _sparse_with_two_bad_rows():
+    X = np.random.RandomState(0).rand(20, 5)
+    X[3, 2], X[7, 1] = np.nan, np.inf
+    return sp.csr_matrix(X)
+
+
 @pytest.mark.parametrize("Z, match", [
     (np.empty((5, 0)), r"got shape \(5, 0\)"),
     (np.array([[np.nan, 1.0], [2.0, 3.0]]), "must be finite; got NaN or infinity "
      "in 1 row"),
+    # before: scikit-learn's PCA message, advising HistGradientBoostingClassifier
+    (_sparse_with_two_bad_rows(), "must be finite; got NaN or infinity in 2 row"),
 ])
 def test_embedding_2d_refuses_empty_or_non_finite_arrays(Z, match):
     with pytest.raises(ValueError, match=match):
