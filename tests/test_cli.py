@@ -1634,6 +1634,18 @@ def test_datasets_export_refuses_a_suffix_other_than_csv(tmp_path, monkeypatch,
     assert (tmp_path / "S.CSV").read_text().startswith("x0,x1,")
 
 
+@pytest.mark.parametrize("argv", [["sonar", "--out", "s.csv"], ["sonar"],
+                                  ["--out", "s.csv"]])
+def test_datasets_json_is_for_the_listing_only(tmp_path, monkeypatch, capsys, argv):
+    # before: exit 0 with the CSV written and --json silently ignored
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets", *argv, "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("--json lists the data sets; it cannot be combined with "
+                        "NAME or --out (an export writes CSV)")
+    assert os.listdir(tmp_path) == []
+
+
 def test_predict_reads_data_with_the_header_choice_of_fit(tmp_path, monkeypatch):
     # pandas' header "0,1" over the features: --header yes at fit time; predict
     # reads the new rows the same way unless told otherwise

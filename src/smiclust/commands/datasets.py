@@ -32,13 +32,17 @@ def add_parser(subparsers):
     p.add_argument("--json", action="store_true",
                    help="print a JSON list (name, n_samples, n_features, "
                         "n_classes, random_subsample, source: shipped or "
-                        "scikit-learn, description)")
+                        "scikit-learn, description); not with NAME or --out")
 
 
 def run(args):
     from ..datasets import DATASETS, SKLEARN_DATASETS
 
     if args.name is not None or args.out is not None:
+        if args.json:
+            raise _common.usage_error(
+                "--json lists the data sets; it cannot be combined with NAME or "
+                "--out (an export writes CSV)")
         return _export(args, {**DATASETS, **SKLEARN_DATASETS})
     records = [
         {
