@@ -277,6 +277,21 @@ def summary_table(records, prep_seconds):
     return "\n".join(lines)
 
 
+def _check_options(parser, args):
+    """Refuse bad options before the minutes of loading and fitting."""
+    bad = [p for p in args.percents if not 0 < p <= 100]
+    if bad:
+        parser.error(f"--percents must be in (0, 100]; got {bad[0]!r}")
+    bad = [s for s in args.seeds if not 0 <= s < 2**32]
+    if bad:
+        parser.error(f"--seeds must be integers in [0, 2**32 - 1]; got {bad[0]!r}")
+    if args.json is not None:
+        folder = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            parser.error(f"--json {args.json!r}: the folder {folder!r} does not "
+                         "exist or cannot be written")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--percents", type=float, nargs="+", default=[1.0, 5.0])
@@ -291,6 +306,7 @@ def main(argv=None):
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    _check_options(parser, args)
 
     if args.child == "neighbors":
         run_neighbors_child(args.data_dir)

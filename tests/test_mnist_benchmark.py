@@ -62,3 +62,24 @@ def test_deskew_keeps_blank_images_and_its_input(bench):
     np.testing.assert_array_equal(out[0], 0.0)
     assert out.shape == images.shape
     assert not np.shares_memory(out, images)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--percents", "-1"], "--percents must be in (0, 100]; got -1.0"),
+    (["--percents", "nan"], "--percents must be in (0, 100]; got nan"),
+    (["--seeds", "-1"], "--seeds must be integers in [0, 2**32 - 1]; got -1"),
+    (["--json", "no-such-folder/r.json"], "does not exist or cannot be written"),
+])
+def test_bad_options_are_refused_before_any_work(bench, monkeypatch, capsys, argv,
+                                                 message):
+    # before: the data were loaded and every child fit ran first, then the
+    # run ended in a traceback without its summary
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the options were checked")
+
+    monkeypatch.setattr(bench, "prepare", no_work)
+    monkeypatch.setattr(bench, "child", no_work)
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
