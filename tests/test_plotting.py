@@ -288,3 +288,24 @@ def test_embedding_2d_of_coordinates_is_a_copy():
     assert not np.shares_memory(out, Z)
     out[:] = -1.0
     assert_allclose(Z, before)  # nothing the user gave is modified
+
+
+@pytest.mark.parametrize("args, kwargs, error, match", [
+    # before: 60 "clusters" drawn from probabilities; the imaginary part
+    # dropped with a ComplexWarning; AttributeError: 'str' ... 'scatter'
+    ((np.zeros((60, 2)), np.linspace(0, 1, 60)), {}, ValueError,
+     r"'labels' parameter of plot_embedding must hold clusters or classes "
+     r"\(integers or names\), one colour each; got numbers that are not integers, "
+     r"e.g. 0.0169"),
+    ((np.zeros((60, 2)) + 1j, np.zeros(60)), {}, TypeError,
+     "must be real coordinates; got complex numbers"),
+    ((np.zeros((60, 2)), np.zeros(60)), {"ax": "notaxes"}, TypeError,
+     "'ax' parameter of plot_embedding must be a matplotlib Axes or None; got str"),
+])
+def test_plot_embedding_refuses_what_it_cannot_draw(ax, args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        plot_embedding(*args, **{"ax": ax, **kwargs})
+    # labels written as whole floats are classes
+    plot_embedding(np.random.RandomState(0).rand(6, 2),
+                   np.array([0.0, 0.0, 1.0, 1.0, 2.0, 2.0]), ax=ax)
+    assert len(ax.collections) == 3

@@ -707,7 +707,7 @@ def check_complete_labels(labels, *, name="labels", owner="fit"):
     if missing.any():
         raise ValueError(
             f"The {name!r} parameter of {owner} must hold a label for every "
-            f"sample (the true classes); got {int(missing.sum())} missing "
+            f"sample; got {int(missing.sum())} missing "
             "(None, NaN or NA), the first at index "
             f"{int(np.flatnonzero(missing)[0])}."
         )

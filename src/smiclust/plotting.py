@@ -126,6 +126,9 @@ def embedding_2d(model_or_embedding, *, method="auto"):
                     f"in {np.unique(bad).size} row(s).")
             return _pca_2d(model_or_embedding)
         model_or_embedding = model_or_embedding.toarray()  # two columns at most
+    if np.iscomplexobj(model_or_embedding):
+        raise TypeError("model_or_embedding must be real coordinates; got complex "
+                        "numbers.")
     Z = np.asarray(model_or_embedding, dtype=np.float64)
     if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] == 0:
         raise ValueError("model_or_embedding must be a fitted model or a 2-d array "
@@ -228,6 +231,9 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
                                      "plot_embedding").LineCollection
     from matplotlib.lines import Line2D
 
+    if ax is not None and not hasattr(ax, "scatter"):
+        raise TypeError("The 'ax' parameter of plot_embedding must be a matplotlib "
+                        f"Axes or None; got {type(ax).__name__}.")
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -244,6 +250,12 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     from .constraints import check_complete_labels
 
     check_complete_labels(labels, owner="plot_embedding")
+    if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
+        raise ValueError(
+            "The 'labels' parameter of plot_embedding must hold clusters or "
+            "classes (integers or names), one colour each; got numbers that are "
+            f"not integers, e.g. {float(labels[labels != np.round(labels)][0])!r} "
+            "(probabilities? pass their argmax).")
     if max_links is not None and (
         isinstance(max_links, (bool, np.bool_))
         or not isinstance(max_links, (int, np.integer)) or max_links < 0
