@@ -189,6 +189,13 @@ def test_active_clustering_and_select_pairs_on_sparse_x_equal_dense():
     model = SMIClustering(3, random_state=0).fit(X)
     assert_array_equal(select_pairs(model, S, 8, random_state=0),
                        select_pairs(model, X, 8, random_state=0))
+    # with a link the batch measures distances to the rows it takes; a
+    # sparse *array*'s row X[i] is 1-d, which made a matrix product fail
+    linked = SMIClustering(3, random_state=0).fit(X, must_link=[[0, 1]])
+    expected = select_pairs(linked, X, 8, must_link=[[0, 1]], random_state=0)
+    for container in (sp.csr_matrix, sp.csr_array):
+        assert_array_equal(select_pairs(linked, container(X), 8, must_link=[[0, 1]],
+                                        random_state=0), expected)
 
 
 # The approximate search of sparse rows (pynndescent's sparse code) is checked

@@ -483,7 +483,9 @@ class _Coverage:
         """Euclidean distances of the samples ``rows`` to sample ``i`` (exact
         differences, sparse ``X`` without densifying it)."""
         if sp.issparse(self.X):
-            diff = self.X[rows] - sp.csr_matrix(np.ones((len(rows), 1))) @ self.X[i]
+            # X[[i]]: a 1 x d row also for scipy's sparse arrays, where X[i]
+            # is 1-d
+            diff = self.X[rows] - sp.csr_matrix(np.ones((len(rows), 1))) @ self.X[[i]]
             return np.sqrt(np.asarray(diff.multiply(diff).sum(axis=1)).ravel())
         return np.linalg.norm(self.X[rows] - self.X[i], axis=1)
 
