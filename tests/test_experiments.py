@@ -698,6 +698,33 @@ def test_hindsight_t_counts_runs_that_gave_no_clustering_as_zero():
     assert _best_t(summary, "sl") == {("parkinson", "raw", "pairs"): 7.0}
 
 
+def test_a_failed_run_never_raises_a_curves_ranking():
+    # two t at chance level, -0.05 at both levels; t=2 failed half of its
+    # runs: counted as ARI 0 those failures would rank it first (-0.025)
+    pd = pytest.importorskip("pandas")
+    from smiclust.experiments._beyond import _best_t
+    from smiclust.experiments._claims import _View
+    from smiclust.experiments._summary import comparison_table, ranking_mean
+
+    rows = []
+    for t, n_ok in ((1, 6), (2, 3)):
+        for fraction in (0.01, 0.05):
+            rows.append(dict(
+                dataset="parkinson", preprocessing="raw", method="sl", t=float(t),
+                curve=f"SL t={t}", link_fraction=fraction, links=10.0, mean=-0.05,
+                std=0.0, n_ok=n_ok, n_failed=6 - n_ok, n_skipped=0,
+                protocol="pairs", seconds=1.0))
+    summary = pd.DataFrame(rows)
+    assert _View(summary, "raw").hindsight("parkinson", "sl")[0] == 1
+    assert _best_t(summary, "sl") == {("parkinson", "raw", "pairs"): 1.0}
+    (row,) = comparison_table(summary)
+    assert row["sl_best"][0] == "SL t=1"  # a tie at -0.05: t=2 not above
+    # the rule: a failure counts as 0, or as the level's mean below 0
+    assert ranking_mean(0.6, 3, 6) == pytest.approx(0.3)
+    assert ranking_mean(-0.05, 3, 6) == pytest.approx(-0.05)
+    assert ranking_mean(float("nan"), 0, 5) == 0.0
+
+
 def test_comparison_table_averages_levels_with_links_and_picks_by_hindsight():
     pd = pytest.importorskip("pandas")
     from smiclust.experiments._summary import comparison_table

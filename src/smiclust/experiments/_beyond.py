@@ -9,7 +9,8 @@ the library's default (method ``smiclust``) with the best *other* curve at
 that level: the highest mean ARI among all other curves, SL and CSC each at
 its best ``t`` in hindsight (the ``t`` with the best mean ARI over the levels
 with links of that data set, preprocessing and protocol, a run that gave no
-clustering counted as ARI 0, as in the paper's report; one ``t`` per data
+clustering counted as ARI 0 (or as the level's mean where that is
+negative), as in the paper's report; one ``t`` per data
 set, as a user would fix it). A curve competes
 at a level when all its runs there finished and at least :data:`MIN_SEEDS`
 did. With ``d`` the default's mean minus the best other's and
@@ -39,7 +40,7 @@ from ._output import (
     check_out_dir,
     lock_out_dir,
 )
-from ._summary import METHOD_LABELS, load_records, require_pandas
+from ._summary import METHOD_LABELS, load_records, ranking_mean, require_pandas
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -228,7 +229,7 @@ def _best_t(summary, method):
     best = {}
     s = summary[(summary["method"] == method) & (summary["link_fraction"] > 0)]
     n_runs = s["n_ok"] + s["n_failed"] + s["n_skipped"]
-    s = s.assign(zeroed=(s["mean"].fillna(0.0) * s["n_ok"] / n_runs))
+    s = s.assign(zeroed=ranking_mean(s["mean"], s["n_ok"], n_runs))
     for key, g in s.groupby(["dataset", "preprocessing", "protocol"], sort=False):
         means = g.groupby("t")["zeroed"].mean().dropna()
         if len(means):
@@ -584,7 +585,8 @@ def _report_lines(df, summary, rows, config):
         f"other than the default with the highest mean ARI at that level, SL "
         f"and CSC each at its best t in hindsight (the t with the best mean "
         f"ARI over the levels with links of that data set, preprocessing and "
-        f"protocol, a run that gave no clustering counted as ARI 0, as in the "
+        f"protocol, a run that gave no clustering counted as ARI 0 (or as the "
+        f"level's mean where that is negative), as in the "
         f"paper's report, and as in the figures); a curve "
         f"competes when all its runs at that "
         f"level finished and at least {MIN_SEEDS} did. With d = mean(default) "

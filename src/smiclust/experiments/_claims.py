@@ -3,7 +3,8 @@
 The claims are checked against :data:`THRESHOLDS`. SL and CSC enter most
 checks through their *hindsight* curve: on each data set, the ``t`` whose
 curve has the highest ARI averaged over the levels with links, a run that
-gave no clustering counted as ARI 0 (the best ``t`` one could pick knowing
+gave no clustering counted as ARI 0, or as the level's mean where that is
+negative (the best ``t`` one could pick knowing
 the true labels; the same choice as the report's
 table of methods at a glance and the beyond-the-paper report). Each claim
 is split into checks (one per data set or comparison); its verdict is
@@ -16,7 +17,7 @@ the standardised features.
 import math
 
 from ._format import percent
-from ._summary import METHOD_LABELS, METHOD_ORDER, curve_label
+from ._summary import METHOD_LABELS, METHOD_ORDER, curve_label, ranking_mean
 
 __all__ = ["THRESHOLDS", "CLAIMS", "evaluate_claims"]
 
@@ -90,8 +91,8 @@ class _View:
     def __init__(self, summary, variant):
         self.variant = variant
         self.curves = {}  # dataset -> (method, t) -> {fraction: mean}
-        # the same with every run not ok counted as ARI 0 (levels with no run
-        # ok included): what the choice of t in hindsight averages
+        # the same with the runs not ok counted (ranking_mean; levels with
+        # no run ok included): what the choice of t in hindsight averages
         self.zeroed = {}
         self.not_ok = {}  # dataset -> (method, t) -> runs not ok at levels with links
         self.levels = {}
@@ -105,7 +106,8 @@ class _View:
                 runs[row.method, t] = (runs.get((row.method, t), 0)
                                        + row.n_failed + row.n_skipped)
             self.zeroed.setdefault(row.dataset, {}).setdefault(
-                (row.method, t), {})[row.link_fraction] = _zeroed_mean(row)
+                (row.method, t), {})[row.link_fraction] = float(ranking_mean(
+                    row.mean, row.n_ok, row.n_ok + row.n_failed + row.n_skipped))
             if row.n_ok == 0:
                 continue
             self.curves.setdefault(row.dataset, {}).setdefault(
@@ -123,7 +125,8 @@ class _View:
     def hindsight(self, dataset, method):
         """(t, curve) of the method's best t: the best mean ARI over the
         levels with links (over every level when the records hold none), a
-        run that gave no clustering counted as ARI 0, so that a ``t`` that
+        run that gave no clustering counted as ARI 0, or as the level's mean
+        where that is negative (:func:`ranking_mean`), so that a ``t`` that
         finished only at some levels is not ranked by those alone."""
         curves = self.method_curves(dataset, method)
         if not curves:
@@ -148,14 +151,6 @@ class _View:
                 if fraction in c and k[0] not in exclude
                 and not math.isnan(c[fraction])]
         return max(vals, key=lambda v: v[0]) if vals else (float("nan"), None)
-
-
-def _zeroed_mean(row):
-    """Mean ARI of a summary row's runs, a run not ok counted as 0."""
-    n_runs = row.n_ok + row.n_failed + row.n_skipped
-    if row.n_ok == 0:
-        return 0.0
-    return row.mean * row.n_ok / n_runs
 
 
 def _avg(values):

@@ -66,7 +66,8 @@ def _comparison_section(summary):
         "Mean ARI over the link levels with links (each level averaged over its "
         "seeds first), and mean seconds per fit. *Best t* and *worst t* are "
         "chosen with hindsight (a run that did not finish counts as ARI 0 in "
-        "that choice); 3SMIC chooses its own. A count in brackets is "
+        "that choice, or as the level's mean where that is negative); 3SMIC "
+        "chooses its own. A count in brackets is "
         "the number of levels a curve has, where it lacks some. Each level's "
         "mean is over the runs that finished: where some did not (failed or "
         "skipped), their count follows (*k of n runs not ok*), and the mean "
@@ -230,7 +231,8 @@ def _claims_section(claims, thresholds):
             + " |")
     lines += ["", "Evidence (mean ARI over seeds; *paper curve* = 3SMIC, SL or CSC "
               "at one t; *hindsight* = the t with the best average over the "
-              "link levels, a run that gave no clustering counted as ARI 0):",
+              "link levels, a run that gave no clustering counted as ARI 0, "
+              "or as the level's mean where that is negative):",
               ""]
     for c in claims:
         lines += [f"**Claim {c['claim']}.** {c['text']}", ""]

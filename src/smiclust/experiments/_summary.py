@@ -19,6 +19,7 @@ __all__ = [
     "curve_label",
     "summarize",
     "comparison_table",
+    "ranking_mean",
 ]
 
 #: Method name -> its name in figures and tables.
@@ -127,17 +128,33 @@ def summarize(df):
     return out.reset_index(drop=True)
 
 
+def ranking_mean(mean, n_ok, n_runs):
+    """A level's mean ARI for ranking curves, with the runs that gave no
+    clustering counted: each as ARI 0, or as the finished runs' mean where
+    that is below 0, so that a failed run never raises a level's value
+    (0 when no run finished).
+
+    Works on scalars and on pandas Series alike (NumPy operations).
+    """
+    import numpy as np
+
+    finished = np.nan_to_num(mean, nan=0.0)
+    failed_as = np.minimum(finished, 0.0)
+    return (finished * n_ok + failed_as * (n_runs - n_ok)) / n_runs
+
+
 def comparison_table(summary):
     """Per data set and method, mean ARI over the link levels with links.
 
     For SL and CSC the best and the worst ``t`` (with hindsight) are given,
     for the peers the best one; curves are ranked by their mean over the
-    levels with links with every run that did not finish counted as ARI 0
-    (the ranking of the claims' hindsight ``t``). A curve lacking some of the
-    levels (a peer skipped or failed there) is shown averaged over the levels
-    it has, and the count is kept so that the reader can tell; so are the
-    runs that did not finish (failed or skipped) at the levels with links,
-    since each level's shown mean is over the runs that finished.
+    levels with links with the runs that did not finish counted as ARI 0
+    (:func:`ranking_mean`; the ranking of the claims' hindsight ``t``). A
+    curve lacking some of the levels (a peer skipped or failed there) is
+    shown averaged over the levels it has, and the count is kept so that
+    the reader can tell; so are the runs that did not finish (failed or
+    skipped) at the levels with links, since each level's shown mean is
+    over the runs that finished.
 
     Returns
     -------
@@ -152,10 +169,9 @@ def comparison_table(summary):
     with_links = (with_links.assign(not_ok=with_links["n_failed"]
                                     + with_links["n_skipped"])
                   .assign(runs=lambda f: f["n_ok"] + f["not_ok"]))
-    # the mean with every run not ok counted as ARI 0: what ranks the t
-    with_links = with_links.assign(
-        zeroed=with_links["mean"].fillna(0.0) * with_links["n_ok"]
-        / with_links["runs"])
+    # the mean with the runs not ok counted (ranking_mean): what ranks the t
+    with_links = with_links.assign(zeroed=ranking_mean(
+        with_links["mean"], with_links["n_ok"], with_links["runs"]))
     runs = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
                               sort=False)[["not_ok", "runs"]].sum()
     zeroed = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
