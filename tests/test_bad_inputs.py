@@ -570,7 +570,12 @@ BAD_LABELS = {
         ([0, 0, 1, -1], {"unlabeled": "-1"}),
         ValueError,
         "'unlabeled' parameter of pairs_from_labels is the string '-1', but the "
-        "'labels' are numbers",
+        r"'labels' hold no string \(int\)",
+    ),
+    "string marker over bytes labels": (
+        (np.array([b"a", b"a", b"?", b"?"]), {"unlabeled": "?"}),
+        ValueError,
+        r"is the string '\?', but the 'labels' hold no string \(bytes\)",
     ),
     "marker in a list": (
         ([0, 0, 1, -1], {"unlabeled": [-1]}),

@@ -542,16 +542,17 @@ def encode_partial_labels(
         )
     values = y.tolist()
     given = [v for v in values if not _is_missing(v)]
-    if isinstance(unlabeled, str) and given and all(
-        isinstance(v, numbers.Number) for v in given
+    if isinstance(unlabeled, str) and given and not any(
+        isinstance(v, str) for v in given
     ):
-        # a string marker never equals a number: "-1" over [0, 1, -1] would
-        # make -1 a class of its own
+        # a string marker equals strings only: "-1" over [0, 1, -1] (or "?"
+        # over the bytes b"?") would make the marked samples a class
+        kinds = sorted({type(v).__name__ for v in given})
         raise ValueError(
             f"The 'unlabeled' parameter of {owner} is the string {unlabeled!r}, "
-            f"but the {name!r} are numbers, so no label is marked unknown by it; "
-            "give the marker as a number (e.g. unlabeled=-1) or the labels "
-            "as strings."
+            f"but the {name!r} hold no string ({', '.join(kinds)}), so no label "
+            "is marked unknown by it; give the marker as a label is written "
+            "(e.g. unlabeled=-1 for numbers) or the labels as strings."
         )
     unknown = np.array([_is_unknown(v, unlabeled) for v in values], dtype=bool)
     codes = np.full(y.shape[0], -1, dtype=np.intp)
