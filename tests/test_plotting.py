@@ -295,9 +295,17 @@ def test_embedding_2d_of_coordinates_is_a_copy():
     # dropped with a ComplexWarning; AttributeError: 'str' ... 'scatter'
     ((np.zeros((60, 2)), np.linspace(0, 1, 60)), {}, ValueError,
      r"'labels' parameter of plot_embedding must hold clusters or classes "
-     r"\(integers or names\), one colour each; got numbers that are not integers, "
-     r"e.g. 0.0169"),
+     r"\(integers or names\), one colour each; got numbers that are not whole and "
+     r"finite, e.g. 0.0169"),
+    ((np.zeros((4, 2)), np.array([0.5, 1.5, 0.25, 1], dtype=object)), {}, ValueError,
+     "not whole and finite, e.g. 0.5"),
+    ((np.zeros((4, 2)), np.array([np.inf, 1, 0, 1])), {}, ValueError,
+     "not whole and finite, e.g. inf"),
+    ((np.zeros((4, 2)), np.array([0.5 + 0j, 1, 0, 1])), {}, ValueError,
+     r"not whole and finite, e.g. \(0.5\+0j\)"),
     ((np.zeros((60, 2)) + 1j, np.zeros(60)), {}, TypeError,
+     "must be real coordinates; got complex numbers"),
+    ((sp.csr_matrix(np.ones((4, 3)) + 1j), np.zeros(4)), {}, TypeError,
      "must be real coordinates; got complex numbers"),
     ((np.zeros((60, 2)), np.zeros(60)), {"ax": "notaxes"}, TypeError,
      "'ax' parameter of plot_embedding must be a matplotlib Axes or None; got str"),

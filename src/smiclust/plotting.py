@@ -5,6 +5,8 @@ module does not import it. Functions take ``ax=None`` (the current Axes then),
 draw, and return the Axes; they never show or save a figure.
 """
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -111,6 +113,11 @@ def embedding_2d(model_or_embedding, *, method="auto"):
             raise ValueError("The model keeps no training data to run PCA on; pass "
                              "the data array instead.")
         return _pca_2d(X)
+    if np.iscomplexobj(model_or_embedding) or (
+            sp.issparse(model_or_embedding)
+            and model_or_embedding.dtype.kind == "c"):
+        raise TypeError("model_or_embedding must be real coordinates; got complex "
+                        "numbers.")
     if sp.issparse(model_or_embedding):
         if method == "eigenvectors":
             raise ValueError("method='eigenvectors' needs a fitted model, not an "
@@ -126,9 +133,6 @@ def embedding_2d(model_or_embedding, *, method="auto"):
                     f"in {np.unique(bad).size} row(s).")
             return _pca_2d(model_or_embedding)
         model_or_embedding = model_or_embedding.toarray()  # two columns at most
-    if np.iscomplexobj(model_or_embedding):
-        raise TypeError("model_or_embedding must be real coordinates; got complex "
-                        "numbers.")
     Z = np.asarray(model_or_embedding, dtype=np.float64)
     if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] == 0:
         raise ValueError("model_or_embedding must be a fitted model or a 2-d array "
@@ -143,6 +147,25 @@ def embedding_2d(model_or_embedding, *, method="auto"):
     if Z.shape[1] == 1:
         return np.column_stack([Z[:, 0], np.zeros(Z.shape[0])]), ("feature 1", "")
     return Z.copy(), ("dimension 1", "dimension 2")
+
+
+def _check_discrete_labels(labels):
+    """Refuse numeric labels that are not whole finite real numbers: one
+    colour per distinct value would draw probabilities as classes."""
+    values = labels.tolist() if labels.dtype.kind == "O" else None
+    if values is not None:
+        if not all(isinstance(v, numbers.Number) for v in values):
+            return  # names (strings) or a mix, which the label check judged
+        labels = np.asarray(values)
+    if labels.dtype.kind not in "fc":
+        return
+    whole = np.isfinite(labels) & (labels == np.round(labels.real))
+    if not whole.all():
+        raise ValueError(
+            "The 'labels' parameter of plot_embedding must hold clusters or "
+            "classes (integers or names), one colour each; got numbers that are "
+            f"not whole and finite, e.g. {labels[~whole][0].item()!r} "
+            "(probabilities? pass their argmax).")
 
 
 def _palette(n):
@@ -250,12 +273,7 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
     from .constraints import check_complete_labels
 
     check_complete_labels(labels, owner="plot_embedding")
-    if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
-        raise ValueError(
-            "The 'labels' parameter of plot_embedding must hold clusters or "
-            "classes (integers or names), one colour each; got numbers that are "
-            f"not integers, e.g. {float(labels[labels != np.round(labels)][0])!r} "
-            "(probabilities? pass their argmax).")
+    _check_discrete_labels(labels)
     if max_links is not None and (
         isinstance(max_links, (bool, np.bool_))
         or not isinstance(max_links, (int, np.integer)) or max_links < 0
