@@ -287,6 +287,8 @@ def _check_options(parser, args):
         parser.error(f"--seeds must be integers in [0, 2**32 - 1]; got {bad[0]!r}")
     if args.json is not None:
         folder = os.path.dirname(os.path.abspath(args.json))
+        if not args.json or os.path.isdir(args.json):
+            parser.error(f"--json {args.json!r}: expected the name of a file")
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
             parser.error(f"--json {args.json!r}: the folder {folder!r} does not "
                          "exist or cannot be written")
@@ -338,7 +340,7 @@ def main(argv=None):
             for record in child(common):
                 print(json.dumps(record), flush=True)
                 records.append(record)
-    if args.json:
+    if args.json is not None:
         from smiclust.io import atomic_write
 
         with atomic_write(args.json) as f:

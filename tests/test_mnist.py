@@ -194,6 +194,15 @@ def test_other_file_with_malformed_arrays_says_what_they_are(tmp_path, no_env):
         load_mnist(data_home=tmp_path)
 
 
+def test_other_file_with_text_labels_says_so(tmp_path, no_env):
+    # before: numpy's UFuncTypeError of y.min() on strings
+    np.savez(tmp_path / _mnist.MNIST_FILE, X=np.zeros((3, 784), np.uint8),
+             y=np.array(["1", "2", "3"]))
+    with pytest.raises(DataChecksumError, match="its arrays cannot be checked: .*"
+                       "must hold integer arrays 'X' .* got 'y' of dtype <U1"):
+        load_mnist(data_home=tmp_path)
+
+
 def test_data_home_of_the_wrong_type_is_named():
     with pytest.raises(TypeError, match="'data_home' parameter of load_mnist must "
                        "be a str, a path-like or None. Got 123"):

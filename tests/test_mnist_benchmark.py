@@ -69,6 +69,8 @@ def test_deskew_keeps_blank_images_and_its_input(bench):
     (["--percents", "nan"], "--percents must be in (0, 100]; got nan"),
     (["--seeds", "-1"], "--seeds must be integers in [0, 2**32 - 1]; got -1"),
     (["--json", "no-such-folder/r.json"], "does not exist or cannot be written"),
+    (["--json", "."], "--json '.': expected the name of a file"),
+    (["--json", ""], "--json '': expected the name of a file"),
 ])
 def test_bad_options_are_refused_before_any_work(bench, monkeypatch, capsys, argv,
                                                  message):

@@ -128,6 +128,14 @@ def _parse(raw, path):
             f"(n_samples, {_N_PIXELS}) and 'y' of shape (n_samples,). "
             f"Got {got} instead."
         )
+    not_integers = [name for name, a in (("X", X), ("y", y))
+                    if a.dtype.kind not in "iu"]
+    if not_integers:
+        raise ValueError(
+            f"The MNIST data file {path} must hold integer arrays 'X' (pixels "
+            f"0..255) and 'y' (digits); got {not_integers[0]!r} of dtype "
+            f"{(X if not_integers[0] == 'X' else y).dtype} instead."
+        )
     if y.size and (y.min() < 0 or y.max() > 9):
         raise ValueError(
             f"The labels 'y' of the MNIST data file {path} must be digits 0..9. "
