@@ -681,8 +681,11 @@ def _is_missing(value):
     return kind.__name__ == "NAType" and kind.__module__.startswith("pandas")
 
 
-def check_complete_labels(labels, *, name="labels", owner="fit"):
+def check_complete_labels(labels, *, name="labels", owner="fit",
+                          meaning="the true classes"):
     """True labels, one per sample, as a 1-d array; missing markers refused.
+
+    ``meaning`` says in the message what the labels stand for.
 
     For inputs that stand for known classes (a simulated oracle, links drawn
     from the classes), where ``None``, NaN or ``pd.NA`` would otherwise
@@ -708,7 +711,7 @@ def check_complete_labels(labels, *, name="labels", owner="fit"):
     if missing.any():
         raise ValueError(
             f"The {name!r} parameter of {owner} must hold a label for every "
-            f"sample; got {int(missing.sum())} missing "
+            f"sample ({meaning}); got {int(missing.sum())} missing "
             "(None, NaN or NA), the first at index "
             f"{int(np.flatnonzero(missing)[0])}."
         )

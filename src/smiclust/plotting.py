@@ -272,7 +272,8 @@ def plot_embedding(model_or_embedding, labels=None, *, must_link=None,
         raise ValueError(f"labels must have shape ({n},); got {labels.shape}.")
     from .constraints import check_complete_labels
 
-    check_complete_labels(labels, owner="plot_embedding")
+    check_complete_labels(labels, owner="plot_embedding",
+                          meaning="clusters or classes")
     _check_discrete_labels(labels)
     if max_links is not None and (
         isinstance(max_links, (bool, np.bool_))
