@@ -123,11 +123,11 @@ def embedding_2d(model_or_embedding, *, method="auto"):
             raise ValueError("method='eigenvectors' needs a fitted model, not an "
                              "array.")
         if model_or_embedding.shape[1] > 2:
-            values = model_or_embedding.tocsr().data
-            if not np.all(np.isfinite(values)):
-                rows = model_or_embedding.tocsr()
+            rows = model_or_embedding.tocsr()
+            finite = np.isfinite(rows.data)
+            if not finite.all():
                 bad = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))[
-                    ~np.isfinite(rows.data)]
+                    ~finite]
                 raise ValueError(
                     "model_or_embedding must be finite; got NaN or infinity "
                     f"in {np.unique(bad).size} row(s).")

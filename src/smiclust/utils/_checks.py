@@ -116,17 +116,18 @@ def canonical_sparse(X):
     """
     if not sp.issparse(X):
         return X
+    limit = np.iinfo(np.int32).max
+    narrow = (X.format in ("csr", "csc")
+              and (X.indices.dtype != np.int32 or X.indptr.dtype != np.int32)
+              and max(X.shape) <= limit and X.nnz <= limit)
+    if X.has_canonical_format and not narrow:
+        return X
+    X = X.copy()  # one copy for both changes
     if not X.has_canonical_format:
-        X = X.copy()
         X.sum_duplicates()
-    if X.format in ("csr", "csc") and (
-        X.indices.dtype != np.int32 or X.indptr.dtype != np.int32
-    ):
-        limit = np.iinfo(np.int32).max
-        if max(X.shape) <= limit and X.nnz <= limit:
-            X = X.copy()
-            X.indices = X.indices.astype(np.int32)
-            X.indptr = X.indptr.astype(np.int32)
+    if narrow:
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
     return X
 
 
