@@ -200,8 +200,9 @@ def _fit_asc(name, X, n_clusters, must, cannot, seed, params):
         raise PeerFailed(f"{type(exc).__name__}: {text}".rstrip(": ")) from exc
     labels = np.asarray(model.labels_, dtype=np.int64)
     if name == "copkmeans":
-        broken = int(np.sum(labels[must[:, 0]] != labels[must[:, 1]])
-                     + np.sum(labels[cannot[:, 0]] == labels[cannot[:, 1]]))
+        from ..constraints import link_violations
+
+        broken = sum(int(v.sum()) for v in link_violations(labels, must, cannot))
         if broken:
             raise PeerFailed(
                 f"COPKMeans returned a labelling that breaks {broken} links")
