@@ -224,8 +224,9 @@ def _at_best_t(summary):
 def _best_t(summary, method):
     """The ``t`` of ``method`` with the best mean ARI over the levels with
     links (hindsight), per data set, preprocessing and protocol; a run that
-    gave no clustering counts as ARI 0, so that a ``t`` that finished only at
-    some levels is not ranked by those alone."""
+    gave no clustering counts as ARI 0, or as its level's mean where that is
+    negative (:func:`~smiclust.experiments._summary.ranking_mean`), so that
+    a ``t`` that finished only at some levels is not ranked by those alone."""
     best = {}
     s = summary[(summary["method"] == method) & (summary["link_fraction"] > 0)]
     n_runs = s["n_ok"] + s["n_failed"] + s["n_skipped"]

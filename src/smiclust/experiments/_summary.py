@@ -172,10 +172,10 @@ def comparison_table(summary):
     # the mean with the runs not ok counted (ranking_mean): what ranks the t
     with_links = with_links.assign(zeroed=ranking_mean(
         with_links["mean"], with_links["n_ok"], with_links["runs"]))
-    runs = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
-                              sort=False)[["not_ok", "runs"]].sum()
-    zeroed = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
-                                sort=False)["zeroed"].mean()
+    by_curve = with_links.groupby(["dataset", "preprocessing", "method", "curve"],
+                                  sort=False)
+    runs = by_curve[["not_ok", "runs"]].sum()
+    zeroed = by_curve["zeroed"].mean()
     linked = with_links[with_links["n_ok"] > 0]
     for (d, p), s in linked.groupby(["dataset", "preprocessing"], sort=False):
         curves = []
