@@ -667,6 +667,14 @@ def test_cli_config_selection():
     assert math.isclose(full["datasets"]["spam"]["link_fractions"][-2], 0.001)
 
 
+def _sl_level(t, fraction, mean, n_ok, n_failed):
+    """One summary row of SL at ``t`` on raw parkinson (pairs protocol)."""
+    return dict(dataset="parkinson", preprocessing="raw", method="sl",
+                t=float(t), curve=f"SL t={t}", link_fraction=fraction, links=10.0,
+                mean=mean, std=0.0, n_ok=n_ok, n_failed=n_failed, n_skipped=0,
+                protocol="pairs", seconds=1.0)
+
+
 def test_hindsight_t_counts_runs_that_gave_no_clustering_as_zero():
     # SL t=1 finished only at the easiest level (0.90) and failed every run
     # at the two others; t=7 finished everywhere at 0.85: the claims and the
@@ -675,17 +683,12 @@ def test_hindsight_t_counts_runs_that_gave_no_clustering_as_zero():
     from smiclust.experiments._beyond import _best_t
     from smiclust.experiments._claims import _View
 
-    rows = []
-    for t, means in ((1, (0.9, None, None)), (7, (0.85, 0.85, 0.85))):
-        for fraction, mean in zip((0.01, 0.05, 0.1), means):
-            rows.append(dict(
-                dataset="parkinson", preprocessing="raw", method="sl",
-                t=float(t), curve=f"SL t={t}", link_fraction=fraction,
-                links=10.0, mean=float("nan") if mean is None else mean,
-                std=0.0, n_ok=0 if mean is None else 5,
-                n_failed=5 if mean is None else 0, n_skipped=0,
-                protocol="pairs"))
-    summary = pd.DataFrame(rows)
+    summary = pd.DataFrame([
+        _sl_level(t, fraction, float("nan") if mean is None else mean,
+                  0 if mean is None else 5, 5 if mean is None else 0)
+        for t, means in ((1, (0.9, None, None)), (7, (0.85, 0.85, 0.85)))
+        for fraction, mean in zip((0.01, 0.05, 0.1), means)
+    ])
     t, curve = _View(summary, "raw").hindsight("parkinson", "sl")
     assert t == 7 and curve == {0.01: 0.85, 0.05: 0.85, 0.1: 0.85}
     assert _best_t(summary, "sl") == {("parkinson", "raw", "pairs"): 7.0}
@@ -706,15 +709,9 @@ def test_a_failed_run_never_raises_a_curves_ranking():
     from smiclust.experiments._claims import _View
     from smiclust.experiments._summary import comparison_table, ranking_mean
 
-    rows = []
-    for t, n_ok in ((1, 6), (2, 3)):
-        for fraction in (0.01, 0.05):
-            rows.append(dict(
-                dataset="parkinson", preprocessing="raw", method="sl", t=float(t),
-                curve=f"SL t={t}", link_fraction=fraction, links=10.0, mean=-0.05,
-                std=0.0, n_ok=n_ok, n_failed=6 - n_ok, n_skipped=0,
-                protocol="pairs", seconds=1.0))
-    summary = pd.DataFrame(rows)
+    summary = pd.DataFrame([_sl_level(t, fraction, -0.05, n_ok, 6 - n_ok)
+                            for t, n_ok in ((1, 6), (2, 3))
+                            for fraction in (0.01, 0.05)])
     assert _View(summary, "raw").hindsight("parkinson", "sl")[0] == 1
     assert _best_t(summary, "sl") == {("parkinson", "raw", "pairs"): 1.0}
     (row,) = comparison_table(summary)
